@@ -1,0 +1,57 @@
+// An event handler subscribes to events by system/name, sees each matching event in time order,
+// may replace how an event prints (this is how plugins change `report` output), and may produce
+// results at the end (analyses).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ringscope/event.hpp>
+#include <ringscope/result.hpp>
+#include <ringscope/text_buffer.hpp>
+
+namespace ringscope {
+
+// Empty system = any system; empty name = every event of the system.
+struct EventMatch {
+    std::string system;
+    std::string name;
+
+    bool matches(std::string_view sys, std::string_view ev) const noexcept {
+        return (system.empty() || system == sys) && (name.empty() || name == ev);
+    }
+};
+
+// What a print override may use besides the event itself.
+class PrintContext {
+public:
+    virtual ~PrintContext() = default;
+    // Appends the event's info as its own print fmt renders it (the default).
+    virtual void print_default(const Event& ev, TextBuffer& out) = 0;
+    // Appends one field as the default printer would show it in "name=value" form (value only).
+    virtual void print_field(const Event& ev, std::string_view field, TextBuffer& out) = 0;
+    // Updates the pid -> comm map used for later lines.
+    virtual void register_comm(int pid, std::string_view comm) = 0;
+};
+
+class EventHandler {
+public:
+    virtual ~EventHandler() = default;
+    virtual std::string_view name() const = 0;
+    virtual std::vector<EventMatch> subscriptions() const = 0;
+
+    // Called once per run before the first event.
+    virtual void begin(const TraceContext& ctx) {}
+    virtual void on_event(const Event& ev) {}
+
+    // Print override: append the info part of the line (what follows "name: ") and return true,
+    // or return false to leave the default print in place.
+    virtual bool overrides_print() const { return false; }
+    virtual bool print(const Event& ev, PrintContext& pc, TextBuffer& out) { return false; }
+
+    // Called once after the last event; analyses add their tables.
+    virtual void end(ResultSink& sink) {}
+};
+
+}  // namespace ringscope

@@ -1,0 +1,79 @@
+// The plugin side of the SDK: what a plugin registers, and the one macro that exports it.
+//
+//   class MyPlugin : public ringscope::Plugin {
+//       void register_into(ringscope::PluginRegistry& r) override { r.add_handler(...); }
+//   };
+//   RINGSCOPE_PLUGIN("my-plugin", "1.0", MyPlugin)
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/dll/alias.hpp>
+
+#include <ringscope/decoder.hpp>
+#include <ringscope/handler.hpp>
+#include <ringscope/resolver.hpp>
+#include <ringscope/version.hpp>
+
+namespace ringscope {
+
+// What a plugin's command gets besides its arguments.
+class CommandEnv {
+public:
+    virtual ~CommandEnv() = default;
+    virtual ResolverService& resolvers() = 0;
+    virtual std::FILE* out() = 0;
+    virtual std::FILE* err() = 0;
+};
+
+// A subcommand a plugin adds: `ringscope NAME ARGS...` (e.g. `ringscope ipt dump FILE`).
+// run() returns the exit code: 0 ok, 1 runtime error, 2 usage error.
+struct Command {
+    std::string name;
+    std::string summary;
+    std::function<int(const std::vector<std::string>& args, CommandEnv& env)> run;
+};
+
+using HandlerFactory = std::function<std::unique_ptr<EventHandler>()>;
+
+class PluginRegistry {
+public:
+    virtual ~PluginRegistry() = default;
+    virtual void add_decoder(std::shared_ptr<Decoder> decoder) = 0;
+    // A factory, since handlers keep per-run state; the framework makes one per run.
+    virtual void add_handler(HandlerFactory factory) = 0;
+    virtual void add_resolver(std::string domain, std::shared_ptr<const SymbolResolver> resolver) = 0;
+    virtual void add_command(Command command) = 0;
+};
+
+class Plugin {
+public:
+    virtual ~Plugin() = default;
+    virtual void register_into(PluginRegistry& registry) = 0;
+};
+
+// The exported entry. `abi` stays the first member in every ABI so the loader can read it before
+// it trusts anything else in the plugin.
+struct PluginDescriptor {
+    uint32_t abi;
+    const char* name;
+    const char* version;
+    Plugin* (*create)();
+};
+
+inline constexpr const char* kPluginEntrySymbol = "ringscope_plugin_entry";
+
+}  // namespace ringscope
+
+#define RINGSCOPE_PLUGIN(NAME, VERSION, CLASS)                                                        \
+    namespace ringscope_plugin_detail {                                                              \
+    ::ringscope::Plugin* create_plugin() { return new CLASS(); }                                     \
+    const ::ringscope::PluginDescriptor descriptor{RINGSCOPE_SDK_ABI, NAME, VERSION, &create_plugin}; \
+    }                                                                                                \
+    BOOST_DLL_ALIAS(ringscope_plugin_detail::descriptor, ringscope_plugin_entry)
