@@ -1,0 +1,45 @@
+// What every subcommand gets: its arguments and the plugin set, loaded on first use.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/plugin/plugin_host.hpp"
+
+namespace ringscope::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitRuntime = 1;
+inline constexpr int kExitUsage = 2;
+
+class CliContext {
+public:
+    std::string program = "ringscope";
+    std::vector<std::string> plugin_dirs;  // --plugin-dir, in order
+    bool no_plugins = false;               // -N / --no-plugins
+
+    // Loads plugins once (none with no_plugins) and prints load diagnostics to stderr.
+    plugin::PluginHost& plugins();
+
+    // "ringscope: message" on stderr.
+    void error(const std::string& message) const;
+
+private:
+    std::unique_ptr<plugin::PluginHost> host_;
+};
+
+// A built-in subcommand. args excludes the program and the subcommand name.
+struct Subcommand {
+    const char* name;
+    const char* summary;
+    int (*run)(CliContext& ctx, const std::vector<std::string>& args);
+};
+
+const std::vector<Subcommand>& builtin_subcommands();
+
+int run_plugins(CliContext& ctx, const std::vector<std::string>& args);
+
+
+}  // namespace ringscope::cli

@@ -1,0 +1,64 @@
+// `ringscope plugins [--json]`: what is loaded, from where, and what each plugin provides.
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "framework/cli/cli_context.hpp"
+#include "framework/cli/option_parsing.hpp"
+
+namespace po = boost::program_options;
+
+namespace ringscope::cli {
+namespace {
+
+std::string match_text(const EventMatch& m) {
+    if (m.system.empty() && m.name.empty()) return "*";
+    return (m.system.empty() ? std::string("*") : m.system) + "/" + (m.name.empty() ? std::string("*") : m.name);
+}
+
+}  // namespace
+
+int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
+    po::options_description opts("usage: ringscope plugins [--json]\n\nLists the loaded plugins.\n\nOptions");
+    opts.add_options()("json", "print JSON")("help,h", "this text");
+    po::variables_map vm;
+    if (int rc = parse_options(ctx, "plugins", opts, {}, args, vm); rc >= 0) return rc;
+
+    const auto& host = ctx.plugins();
+    if (vm.count("json")) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& p : host.plugins()) {
+            nlohmann::json handlers = nlohmann::json::array();
+            for (size_t i = 0; i < p.handlers.size(); ++i) {
+                nlohmann::json events = nlohmann::json::array();
+                for (const auto& m : p.handler_events[i]) events.push_back(match_text(m));
+                handlers.push_back({{"name", p.handlers[i]}, {"events", events}});
+            }
+            list.push_back({{"name", p.name},
+                            {"version", p.version},
+                            {"path", p.path},
+                            {"decoders", p.decoders},
+                            {"handlers", handlers},
+                            {"resolvers", p.resolvers},
+                            {"commands", p.commands}});
+        }
+        std::cout << nlohmann::json{{"plugins", list}, {"errors", host.diagnostics()}}.dump(2) << "\n";
+        return kExitOk;
+    }
+    for (const auto& p : host.plugins()) {
+        std::cout << p.name << " " << p.version << "  " << p.path << "\n";
+        for (const auto& d : p.decoders) std::cout << "  decoder   " << d << "\n";
+        for (size_t i = 0; i < p.handlers.size(); ++i) {
+            std::cout << "  handler   " << p.handlers[i] << ":";
+            for (const auto& m : p.handler_events[i]) std::cout << " " << match_text(m);
+            std::cout << "\n";
+        }
+        for (const auto& r : p.resolvers) std::cout << "  resolver  " << r << "\n";
+        for (const auto& c : p.commands) std::cout << "  command   " << c << "\n";
+    }
+    if (host.plugins().empty()) std::cout << "no plugins loaded\n";
+    return kExitOk;
+}
+
+}  // namespace ringscope::cli

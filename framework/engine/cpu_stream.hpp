@@ -1,0 +1,76 @@
+// The records of one CPU of one buffer, in ring-buffer order, forwards or backwards, one page in
+// memory at a time (the page reader keeps one decompressed chunk).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ringscope/error.hpp>
+#include <ringscope/sub_buffer.hpp>
+
+#include "framework/engine/record.hpp"
+#include "framework/engine/time_converter.hpp"
+#include "framework/io/cpu_page_reader.hpp"
+
+namespace ringscope::engine {
+
+class CpuStream {
+public:
+    // cpu_index: the position of this CPU in the file's CPU table (what time sync is keyed on).
+    CpuStream(io::CpuPageReader pages, const SubBufferLayout& layout, const TimeConverter* clock, int cpu_index);
+
+    int cpu() const noexcept { return static_cast<int>(pages_.cpu()); }
+    int cpu_index() const noexcept { return cpu_index_; }
+
+    // Forward: the record at the cursor, or nullptr at the end (or on an error: see status()).
+    const Record* peek() {
+        if (has_) return &rec_;
+        return fill_forward() ? &rec_ : nullptr;
+    }
+    void advance() noexcept { has_ = false; }
+
+    // Back to the first record (forward mode) or to the last one (reverse mode).
+    void rewind();
+    void seek_end();
+
+    // Reverse: the record before the cursor, newest first.
+    const Record* peek_back();
+    void advance_back() noexcept {
+        if (back_pos_ > 0) --back_pos_;
+    }
+
+    // Ok, or the first problem met (a page that does not load, a record past the data).
+    const Status& status() const noexcept { return status_; }
+    uint64_t pages_read() const noexcept { return pages_read_; }
+
+private:
+    bool fill_forward();
+    bool load_page(uint64_t index);
+    bool fill_back_page();
+    void fail(Error e);
+
+    io::CpuPageReader pages_;
+    SubBufferLayout layout_;
+    const TimeConverter* clock_;
+    int cpu_index_;
+    SubBufferCursor cursor_;
+    uint64_t page_index_ = 0;   // next page to load (forward)
+    uint64_t page_file_offset_ = 0;
+    const uint8_t* page_base_ = nullptr;
+    bool page_open_ = false;
+    bool first_in_page_ = false;
+    bool has_ = false;
+    bool failed_ = false;
+    Record rec_;
+    Status status_;
+
+    // Reverse mode: the decoded records of one page, walked from the end.
+    std::vector<Record> back_page_;
+    size_t back_pos_ = 0;         // records left in back_page_ (the next is back_page_[back_pos_-1])
+    uint64_t back_next_page_ = 0; // pages left to load backwards
+    bool back_mode_ = false;
+
+    uint64_t pages_read_ = 0;
+};
+
+}  // namespace ringscope::engine

@@ -1,0 +1,102 @@
+#include "framework/engine/print_dispatch.hpp"
+
+#include <cinttypes>
+
+#include "framework/engine/trace_file.hpp"
+
+namespace ringscope::engine {
+
+PrintDispatch::PrintDispatch(TraceFile& file, std::span<EventHandler* const> handlers) : file_(file) {
+    const std::vector<const EventType*> types = file.types();
+    uint32_t max_id = 0;
+    for (const EventType* t : types) max_id = std::max(max_id, t->id);
+    // Type ids are small (the kernel numbers them from 1); bigger ones get no plugin dispatch.
+    constexpr uint32_t kMaxTableId = 1u << 16;
+    const size_t n = types.empty() ? 0 : std::min<size_t>(size_t{max_id} + 1, kMaxTableId);
+    types_.resize(n);
+    subscribers_.resize(n);
+    for (EventHandler* h : handlers) {
+        const std::vector<EventMatch> subs = h->subscriptions();
+        const bool overrides = h->overrides_print();
+        for (const EventType* t : types) {
+            if (t->id >= n) continue;
+            bool match = false;
+            for (const auto& m : subs) match = match || m.matches(t->system, t->name);
+            if (!match) continue;
+            subscribers_[t->id].push_back(h);
+            if (overrides) {
+                types_[t->id].overrides.push_back(h);
+                any_override_ = true;
+            }
+        }
+    }
+}
+
+void PrintDispatch::disable_overrides(uint32_t type_id) {
+    if (PerType* p = slot(type_id)) p->overrides.clear();
+}
+
+void PrintDispatch::set_raw(uint32_t type_id) {
+    if (PerType* p = slot(type_id)) p->raw = true;
+}
+
+void PrintDispatch::print_info(const Event& ev, TextBuffer& out) {
+    if (PerType* p = slot(ev.id())) {
+        if (p->raw) {
+            file_.formats().print_fields(ev, out);
+            return;
+        }
+        for (EventHandler* h : p->overrides) {
+            const size_t mark = out.size();
+            if (h->print(ev, *this, out)) return;
+            out.resize(mark);  // a handler that declines leaves nothing behind
+        }
+    }
+    file_.formats().print_info(ev, out);
+}
+
+void PrintDispatch::print_default(const Event& ev, TextBuffer& out) { file_.formats().print_info(ev, out); }
+
+void PrintDispatch::register_comm(int pid, std::string_view comm) { file_.register_comm(pid, comm); }
+
+// One field's value as libtraceevent's tep_print_field() shows it.
+void PrintDispatch::print_field(const Event& ev, std::string_view field, TextBuffer& out) {
+    const FieldInfo* f = ev.type().find_field(field);
+    if (!f) return;
+    const FieldHandle h = ev.type().handle(field);
+    if ((f->flags & kFieldArray) || f->is_dynamic()) {
+        if (f->is_string()) {
+            out.append(ev.str(h));
+            return;
+        }
+        auto bytes = ev.bytes(h);
+        out.append("ARRAY[");
+        for (size_t i = 0; i < bytes.size(); ++i) {
+            if (i) out.append(", ");
+            out.appendf("%02x", bytes[i]);
+        }
+        out.push_back(']');
+        return;
+    }
+    if (f->flags & kFieldPointer) {
+        out.appendf("0x%" PRIx64, ev.u64(h));
+        return;
+    }
+    if (f->flags & kFieldLong) {
+        out.appendf("0x%" PRIx64, ev.u64(h));
+        return;
+    }
+    if (f->is_signed()) {
+        if (f->size == 4)
+            out.appendf("%d", static_cast<int>(ev.i64(h)));
+        else
+            out.append_int(ev.i64(h));
+    } else {
+        if (f->size == 4)
+            out.appendf("%u", static_cast<unsigned>(ev.u64(h)));
+        else
+            out.append_uint(ev.u64(h));
+    }
+}
+
+}  // namespace ringscope::engine

@@ -1,0 +1,55 @@
+// How an event's info text is produced: by the first plugin handler that overrides the print of
+// its type, else by the event's own print fmt. The per-type handler lists are built once per file,
+// so choosing costs one vector index per event. Also the PrintContext handed to those handlers.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <ringscope/handler.hpp>
+#include <ringscope/text_buffer.hpp>
+
+namespace ringscope::engine {
+
+class TraceFile;
+
+class PrintDispatch final : public PrintContext {
+public:
+    // `handlers` outlive the dispatch; their order is the priority order.
+    PrintDispatch(TraceFile& file, std::span<EventHandler* const> handlers);
+
+    // -n: the events of this type print with their print fmt whatever the plugins say.
+    void disable_overrides(uint32_t type_id);
+    // -r: the events of this type print their fields raw (tep_print_fields).
+    void set_raw(uint32_t type_id);
+
+    // The info part of the line (what follows "name: ").
+    void print_info(const Event& ev, TextBuffer& out);
+    // Handlers that subscribed to this type (on_event is called for each printed event).
+    std::span<EventHandler* const> subscribers(uint32_t type_id) const noexcept {
+        return type_id < subscribers_.size() ? std::span<EventHandler* const>(subscribers_[type_id])
+                                             : std::span<EventHandler* const>();
+    }
+    bool has_overrides() const noexcept { return any_override_; }
+
+    // PrintContext
+    void print_default(const Event& ev, TextBuffer& out) override;
+    void print_field(const Event& ev, std::string_view field, TextBuffer& out) override;
+    void register_comm(int pid, std::string_view comm) override;
+
+private:
+    struct PerType {
+        std::vector<EventHandler*> overrides;
+        bool raw = false;
+    };
+    PerType* slot(uint32_t type_id) noexcept { return type_id < types_.size() ? &types_[type_id] : nullptr; }
+
+    TraceFile& file_;
+    std::vector<PerType> types_;                           // by type id
+    std::vector<std::vector<EventHandler*>> subscribers_;  // by type id
+    bool any_override_ = false;
+};
+
+}  // namespace ringscope::engine

@@ -1,0 +1,125 @@
+#include "framework/engine/trace_file.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "framework/symbols/kallsyms_resolver.hpp"
+
+namespace ringscope::engine {
+
+std::optional<Symbol> TraceFile::LayeredResolvers::lookup(std::string_view domain, uint64_t addr) const {
+    if (own_.has(domain)) return own_.lookup(domain, addr);
+    return shared_ ? shared_->lookup(domain, addr) : std::nullopt;
+}
+
+bool TraceFile::LayeredResolvers::has(std::string_view domain) const {
+    return own_.has(domain) || (shared_ && shared_->has(domain));
+}
+
+std::vector<std::string> TraceFile::LayeredResolvers::domains() const {
+    std::vector<std::string> d = own_.domains();
+    if (shared_) {
+        for (auto& s : shared_->domains())
+            if (std::find(d.begin(), d.end(), s) == d.end()) d.push_back(std::move(s));
+    }
+    std::sort(d.begin(), d.end());
+    return d;
+}
+
+TraceFile::TraceFile(io::TraceDatReader reader, const ResolverService* shared)
+    : path_(reader.path()), reader_(std::move(reader)), resolver_view_(own_resolvers_, shared) {}
+
+Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, const OpenOptions& options,
+                                                     const ResolverService* shared) {
+    auto reader = io::TraceDatReader::open(path);
+    if (!reader) return std::move(reader).error().in_file(path);
+    std::unique_ptr<TraceFile> f(new TraceFile(std::move(*reader), shared));
+    f->path_ = path;  // as the user gave it (trace-cmd prints it so)
+    const io::TraceMetadata& md = f->reader_.metadata();
+    const bool big = f->reader_.big_endian();
+
+    auto layout =
+        SubBufferLayout::from_header_page(md.header_page, big ? SubBufferEndian::big : SubBufferEndian::little);
+    if (!layout) return std::move(layout).error().in_file(path);
+    f->layout_ = *layout;
+
+    // Formats that do not parse are dropped, as libtraceevent drops them; their events then print
+    // as unknown. The errors are kept for diagnostics.
+    f->formats_ = std::make_unique<format::FormatCatalog>(static_cast<int>(f->layout_.long_size), big);
+    for (const auto& text : md.ftrace_formats) {
+        if (auto t = f->formats_->add_format(text, "ftrace"); !t) f->format_errors_.push_back(t.error().to_string());
+    }
+    for (const auto& sys : md.event_systems) {
+        for (const auto& text : sys.formats) {
+            if (auto t = f->formats_->add_format(text, sys.system); !t)
+                f->format_errors_.push_back(sys.system + ": " + t.error().to_string());
+        }
+    }
+    if (!md.printk_formats.empty()) (void)f->formats_->add_printk_formats(md.printk_formats);
+
+    f->comms_.load_saved_cmdlines(md.saved_cmdlines);
+    if (options.load_kallsyms && !md.kallsyms.empty()) {
+        auto ks = symbols::KallsymsResolver::parse(md.kallsyms, path + " kallsyms");
+        if (!ks) return std::move(ks).error().in_file(path);
+        f->own_resolvers_.add(std::string(kKernelDomain), std::move(*ks));
+    }
+    f->setup_clock(options);
+    return f;
+}
+
+void TraceFile::setup_clock(const OpenOptions& options) {
+    const io::TraceDatOptions& o = reader_.options();
+    clock_ = TimeConverter::from_options(o);
+    clock_.set_raw(options.raw_ts);
+    if (options.ts2secs_hz) {
+        clock_.set_ts2secs_hz(options.ts2secs_hz);
+        use_trace_clock_ = false;
+    }
+    // DATE (microseconds, "0x..." text) and OFFSET (nanoseconds) add up, as libtracecmd reads them.
+    int64_t offset = 0;
+    if (!options.raw_ts) {
+        if (o.date && !options.ignore_date) offset += std::strtoll(o.date->c_str(), nullptr, 0) * 1000;
+        if (o.offset) offset += std::strtoll(o.offset->c_str(), nullptr, 0);
+    }
+    clock_.set_offset(offset);
+
+    // libtracecmd prints seconds unless the selected clock counts something else (extract_trace_clock).
+    if (!reader_.buffers().empty()) trace_clock_ = reader_.buffers()[0].clock;
+    in_usecs_ = true;
+    if (!trace_clock_.empty()) {
+        if (options.raw_ts) in_usecs_ = false;
+        const bool tsc_mult = !options.raw_ts && o.tsc2nsec && o.tsc2nsec->mult != 0;
+        if (!tsc_mult) {
+            const std::string& c = trace_clock_;
+            if (c != "local" && c != "global" && c != "uptime" && c != "perf" && c.compare(0, 4, "mono") != 0 &&
+                c != "tsc2nsec" && c != "tai")
+                in_usecs_ = false;
+        }
+    }
+}
+
+Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer) const {
+    std::vector<CpuStream> streams;
+    if (buffer >= reader_.buffers().size()) {
+        return Error(Errc::invalid_argument, "no buffer " + std::to_string(buffer)).in_file(path_);
+    }
+    const auto& b = reader_.buffers()[buffer];
+    streams.reserve(b.cpus.size());
+    for (size_t i = 0; i < b.cpus.size(); ++i) {
+        auto pages = reader_.cpu_pages(buffer, i);
+        if (!pages) return std::move(pages).error().in_file(path_);
+        streams.emplace_back(std::move(*pages), layout_, &clock_, static_cast<int>(i));
+    }
+    return streams;
+}
+
+const EventType* TraceFile::type_of(const uint8_t* data, uint32_t size) const noexcept {
+    if (size < 2) return nullptr;
+    uint16_t id;
+    std::memcpy(&id, data, 2);
+    if (reader_.big_endian() != (std::endian::native == std::endian::big)) id = __builtin_bswap16(id);
+    return formats_->by_id(id);
+}
+
+}  // namespace ringscope::engine

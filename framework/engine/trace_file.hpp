@@ -1,0 +1,115 @@
+// One opened trace.dat file: its reader, event formats, task names and symbols, and the
+// TraceContext its events point to. Buffers (the top one and instances) each give CPU streams.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ringscope/context.hpp>
+#include <ringscope/error.hpp>
+#include <ringscope/resolver.hpp>
+#include <ringscope/sub_buffer.hpp>
+
+#include "framework/engine/comm_table.hpp"
+#include "framework/engine/cpu_stream.hpp"
+#include "framework/engine/time_converter.hpp"
+#include "framework/format/format_catalog.hpp"
+#include "framework/io/trace_dat_reader.hpp"
+#include "framework/symbols/resolver_registry.hpp"
+
+namespace ringscope::engine {
+
+struct OpenOptions {
+    bool raw_ts = false;      // --raw-ts: timestamps as recorded (no shift, multiplier or offset)
+    uint64_t ts2secs_hz = 0;  // --ts2secs HZ
+    bool ignore_date = false; // --nodate: leave the DATE option out of the offset
+    bool load_kallsyms = true;
+};
+
+class TraceFile final : public TraceContext {
+public:
+    // `shared` answers domains this file does not hold itself (guests, plugin resolvers); may be null.
+    // Errors name the file and the byte offset.
+    static Expected<std::unique_ptr<TraceFile>> open(const std::string& path, const OpenOptions& options,
+                                                     const ResolverService* shared = nullptr);
+
+    const std::string& path() const noexcept { return path_; }
+    const io::TraceDatReader& reader() const noexcept { return reader_; }
+    const format::FormatCatalog& formats() const noexcept { return *formats_; }
+    const SubBufferLayout& layout() const noexcept { return layout_; }
+    TimeConverter& clock() noexcept { return clock_; }
+    const TimeConverter& clock() const noexcept { return clock_; }
+    CommTable& comms() noexcept { return comms_; }
+    symbols::ResolverRegistry& own_resolvers() noexcept { return own_resolvers_; }
+    // Event formats that did not parse (libtraceevent drops them too), "system/file: error".
+    const std::vector<std::string>& format_errors() const noexcept { return format_errors_; }
+
+    // The selected trace clock ("local", "x86-tsc", ...; empty when the file does not say).
+    const std::string& trace_clock() const noexcept { return trace_clock_; }
+    // libtracecmd's TRACECMD_FL_IN_USECS: times print as seconds with decimals (else raw counts).
+    bool in_usecs() const noexcept { return in_usecs_; }
+    // libtracecmd's use_trace_clock: false once --ts2secs gave a frequency.
+    bool use_trace_clock() const noexcept { return use_trace_clock_; }
+
+    size_t buffer_count() const noexcept { return reader_.buffers().size(); }
+    const std::string& buffer_name(size_t b) const { return reader_.buffers()[b].name; }
+    // One stream per CPU of buffer B, in the file's CPU order (empty CPUs included).
+    Expected<std::vector<CpuStream>> open_streams(size_t buffer) const;
+
+    // The event type of a payload (its common_type), or nullptr.
+    const EventType* type_of(const uint8_t* data, uint32_t size) const noexcept;
+    std::vector<const EventType*> types() const { return formats_->types(); }
+
+    // TraceContext
+    std::string_view comm(int pid) const override { return comms_.get(pid); }
+    void register_comm(int pid, std::string_view comm) override { comms_.set(pid, comm); }
+    const EventType* type_by_id(uint32_t id) const override { return formats_->by_id(id); }
+    const EventType* find_type(std::string_view system, std::string_view name) const override {
+        return formats_->find(system, name);
+    }
+    const ResolverService& resolvers() const override { return resolver_view_; }
+    std::string_view source_name() const override { return path_; }
+    int cpu_count() const override { return static_cast<int>(reader_.cpu_count()); }
+    int long_size() const override { return layout_.long_size; }
+    bool big_endian() const override { return reader_.big_endian(); }
+
+private:
+    // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
+    class LayeredResolvers final : public ResolverService {
+    public:
+        LayeredResolvers(symbols::ResolverRegistry& own, const ResolverService* shared)
+            : own_(own), shared_(shared) {}
+        void add(std::string domain, std::shared_ptr<const SymbolResolver> r) override {
+            own_.add(std::move(domain), std::move(r));
+        }
+        std::optional<Symbol> lookup(std::string_view domain, uint64_t addr) const override;
+        bool has(std::string_view domain) const override;
+        std::vector<std::string> domains() const override;
+
+    private:
+        symbols::ResolverRegistry& own_;
+        const ResolverService* shared_;
+    };
+
+    TraceFile(io::TraceDatReader reader, const ResolverService* shared);
+    void setup_clock(const OpenOptions& options);
+
+    std::string path_;
+    io::TraceDatReader reader_;
+    std::unique_ptr<format::FormatCatalog> formats_;
+    std::vector<std::string> format_errors_;
+    SubBufferLayout layout_;
+    TimeConverter clock_;
+    std::string trace_clock_;
+    bool in_usecs_ = true;
+    bool use_trace_clock_ = true;
+    CommTable comms_;
+    symbols::ResolverRegistry own_resolvers_;
+    LayeredResolvers resolver_view_;
+};
+
+}  // namespace ringscope::engine

@@ -1,0 +1,168 @@
+#include "framework/plugin/plugin_host.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <filesystem>
+#include <system_error>
+
+#include <ringscope/version.hpp>
+
+namespace fs = std::filesystem;
+
+namespace ringscope::plugin {
+namespace {
+
+// Collects one plugin's registrations so that a plugin failing half-way registers nothing.
+class StagingRegistry final : public PluginRegistry {
+public:
+    void add_decoder(std::shared_ptr<Decoder> decoder) override {
+        if (decoder) decoders.push_back(std::move(decoder));
+    }
+    void add_handler(HandlerFactory factory) override {
+        if (factory) handlers.push_back(std::move(factory));
+    }
+    void add_resolver(std::string domain, std::shared_ptr<const SymbolResolver> resolver) override {
+        if (resolver) resolvers.emplace_back(std::move(domain), std::move(resolver));
+    }
+    void add_command(Command command) override {
+        if (command.run) commands.push_back(std::move(command));
+    }
+
+    std::vector<std::shared_ptr<Decoder>> decoders;
+    std::vector<HandlerFactory> handlers;
+    std::vector<std::pair<std::string, std::shared_ptr<const SymbolResolver>>> resolvers;
+    std::vector<Command> commands;
+};
+
+std::string what_of(const std::exception_ptr& e) {
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+        return ex.what();
+    } catch (...) {
+        return "unknown exception";
+    }
+}
+
+}  // namespace
+
+PluginHost::~PluginHost() {
+    // Objects made by plugin code go before the code itself is unmapped.
+    decoders_.clear();
+    commands_.clear();
+    resolvers_.clear();
+    handlers_.clear();
+    instances_.clear();
+}
+
+void PluginHost::load_dirs(const std::vector<std::string>& dirs) {
+    for (const std::string& dir : dirs) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) continue;
+        std::vector<std::string> files;
+        for (const auto& entry : fs::directory_iterator(dir, ec)) {
+            if (entry.path().extension() == ".so") files.push_back(entry.path().string());
+        }
+        std::sort(files.begin(), files.end());
+        for (const std::string& f : files) load_file(f);
+    }
+}
+
+const Command* PluginHost::find_command(std::string_view name) const {
+    for (const auto& c : commands_)
+        if (c.command.name == name) return &c.command;
+    return nullptr;
+}
+
+bool PluginHost::load_file(const std::string& path) {
+    auto fail = [&](const std::string& why) {
+        diagnostics_.push_back("plugin " + path + ": " + why);
+        return false;
+    };
+    for (const auto& p : plugins_)
+        if (fs::equivalent(p.path, path)) return true;  // the same file reached through two paths
+
+    boost::dll::shared_library lib;
+    try {
+        lib.load(path, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& e) {
+        return fail(std::string("not a loadable shared object (") + e.what() + ")");
+    }
+    if (!lib.has(kPluginEntrySymbol))
+        return fail(std::string("not a ringscope plugin: no '") + kPluginEntrySymbol + "' entry symbol");
+
+    const PluginDescriptor* desc = nullptr;
+    try {
+        desc = &lib.get_alias<const PluginDescriptor>(kPluginEntrySymbol);
+    } catch (const std::exception& e) {
+        return fail(std::string("cannot read the entry symbol: ") + e.what());
+    }
+    if (!desc) return fail("null plugin descriptor");
+    if (desc->abi != kSdkAbi) {
+        return fail("built for SDK ABI " + std::to_string(desc->abi) + ", this ringscope has ABI " +
+                    std::to_string(kSdkAbi) + " (rebuild the plugin against SDK " + kSdkVersion + ")");
+    }
+    if (!desc->name || !*desc->name || !desc->create) return fail("descriptor without a name or factory");
+    std::string name = desc->name;
+    for (const auto& p : plugins_) {
+        if (p.name == name) return fail("a plugin named '" + name + "' is already loaded from " + p.path);
+    }
+
+    std::unique_ptr<Plugin> instance;
+    StagingRegistry staged;
+    try {
+        instance.reset(desc->create());
+        if (!instance) return fail("factory returned no plugin");
+        instance->register_into(staged);
+    } catch (...) {
+        std::string why = what_of(std::current_exception());
+        staged = StagingRegistry();
+        instance.reset();
+        return fail("plugin '" + name + "' failed to initialise: " + why);
+    }
+    for (const auto& c : staged.commands) {
+        if (const Command* other = find_command(c.name)) {
+            (void)other;
+            staged = StagingRegistry();
+            instance.reset();
+            return fail("plugin '" + name + "' adds a command '" + c.name + "' that another plugin has");
+        }
+    }
+
+    LoadedPlugin info;
+    info.name = name;
+    info.version = desc->version ? desc->version : "";
+    info.path = path;
+    for (auto& d : staged.decoders) {
+        info.decoders.emplace_back(d->format_name());
+        decoders_.push_back({name, std::move(d)});
+    }
+    for (auto& h : staged.handlers) {
+        try {
+            std::unique_ptr<EventHandler> probe = h();
+            if (probe) {
+                info.handlers.emplace_back(probe->name());
+                info.handler_events.push_back(probe->subscriptions());
+            }
+        } catch (...) {
+            diagnostics_.push_back("plugin " + path + ": a handler factory of '" + name +
+                                   "' failed: " + what_of(std::current_exception()));
+            continue;
+        }
+        handlers_.push_back({name, std::move(h)});
+    }
+    for (auto& [domain, r] : staged.resolvers) {
+        info.resolvers.push_back(domain + ": " + r->describe());
+        resolvers_.push_back({name, std::move(domain), std::move(r)});
+    }
+    for (auto& c : staged.commands) {
+        info.commands.push_back(c.name);
+        commands_.push_back({name, std::move(c)});
+    }
+    plugins_.push_back(std::move(info));
+    instances_.push_back(std::move(instance));
+    libraries_.push_back(std::move(lib));
+    return true;
+}
+
+}  // namespace ringscope::plugin

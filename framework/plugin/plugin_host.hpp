@@ -1,0 +1,81 @@
+// Loads plugins with Boost.DLL and holds what they register. A broken plugin never takes the run
+// down: each failure becomes one diagnostic line naming the file and the reason, and the rest load.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/dll/shared_library.hpp>
+
+#include <ringscope/plugin.hpp>
+
+namespace ringscope::plugin {
+
+struct LoadedPlugin {
+    std::string name;
+    std::string version;
+    std::string path;
+    std::vector<std::string> decoders;   // format names
+    std::vector<std::string> handlers;   // handler names
+    std::vector<std::vector<EventMatch>> handler_events;
+    std::vector<std::string> resolvers;  // "domain: description"
+    std::vector<std::string> commands;
+};
+
+struct RegisteredHandler {
+    std::string plugin;
+    HandlerFactory factory;
+};
+
+struct RegisteredResolver {
+    std::string plugin;
+    std::string domain;
+    std::shared_ptr<const SymbolResolver> resolver;
+};
+
+struct RegisteredCommand {
+    std::string plugin;
+    Command command;
+};
+
+struct RegisteredDecoder {
+    std::string plugin;
+    std::shared_ptr<Decoder> decoder;
+};
+
+class PluginHost {
+public:
+    PluginHost() = default;
+    PluginHost(const PluginHost&) = delete;
+    PluginHost& operator=(const PluginHost&) = delete;
+    ~PluginHost();
+
+    // Loads every *.so of each folder (in name order); folders that do not exist are skipped.
+    void load_dirs(const std::vector<std::string>& dirs);
+    // Loads one file; false (and a diagnostic) when it is not a usable plugin.
+    bool load_file(const std::string& path);
+
+    // One line per problem met while loading ("plugin FILE: reason").
+    const std::vector<std::string>& diagnostics() const noexcept { return diagnostics_; }
+
+    const std::vector<LoadedPlugin>& plugins() const noexcept { return plugins_; }
+    const std::vector<RegisteredHandler>& handlers() const noexcept { return handlers_; }
+    const std::vector<RegisteredResolver>& resolvers() const noexcept { return resolvers_; }
+    const std::vector<RegisteredCommand>& commands() const noexcept { return commands_; }
+    const std::vector<RegisteredDecoder>& decoders() const noexcept { return decoders_; }
+    const Command* find_command(std::string_view name) const;
+
+private:
+    // Libraries are destroyed last: everything below holds code or data from them.
+    std::vector<boost::dll::shared_library> libraries_;
+    std::vector<std::unique_ptr<Plugin>> instances_;
+    std::vector<LoadedPlugin> plugins_;
+    std::vector<RegisteredHandler> handlers_;
+    std::vector<RegisteredResolver> resolvers_;
+    std::vector<RegisteredCommand> commands_;
+    std::vector<RegisteredDecoder> decoders_;
+    std::vector<std::string> diagnostics_;
+};
+
+}  // namespace ringscope::plugin

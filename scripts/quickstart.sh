@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Quick start: set up, build, and run the main job (`ringscope report`) on the bundled sample trace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+build/ringscope plugins
+build/ringscope report tests/data/traces/basic.dat | head -n 40

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Sets up and runs every test: a warnings-as-errors build with ctest, then the same tests under
+# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/). Prints ctest's summaries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+scripts/setup.sh -DRINGSCOPE_WERROR=ON
+echo "== tests (RelWithDebInfo, -Werror)"
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 600
+
+echo "== tests (ASan + UBSan)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRINGSCOPE_WERROR=ON -DRINGSCOPE_SANITIZE=ON \
+  -DRINGSCOPE_BENCH=OFF >/dev/null
+ninja -C build-asan
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900

@@ -1,0 +1,164 @@
+// The loader against real shared objects: each broken case gives its one line and the rest load.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/plugin/plugin_host.hpp"
+
+namespace fs = std::filesystem;
+using ringscope::plugin::PluginHost;
+
+namespace {
+
+struct CommandResult {
+    int exit_code;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+CommandResult run(const std::string& args, const fs::path& tmp) {
+    fs::path out = tmp / "stdout.txt", err = tmp / "stderr.txt";
+    std::string cmd = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope " + args + " >" + out.string() + " 2>" +
+                      err.string();
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+class PluginLoaderTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("ringscope-plugin-test-" + std::to_string(::getpid()) + "-" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_ / "plugins");
+        for (const char* name : {"good", "not_a_plugin", "abi_mismatch", "throwing", "duplicate_a", "duplicate_b"}) {
+            fs::copy_file(fs::path(RINGSCOPE_PLUGIN_FIXTURES) / (std::string(name) + ".so"),
+                          dir_ / "plugins" / (std::string(name) + ".so"));
+        }
+        std::ofstream(dir_ / "plugins" / "garbage.so") << "this is not an ELF file\n";
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string plugin(const char* name) const { return (dir_ / "plugins" / name).string(); }
+    fs::path dir_;
+};
+
+bool has_line(const std::vector<std::string>& lines, const std::string& file, const std::string& reason) {
+    for (const auto& l : lines)
+        if (l.find(file) != std::string::npos && l.find(reason) != std::string::npos) return true;
+    return false;
+}
+
+TEST_F(PluginLoaderTest, EachBrokenPluginGivesOneLineAndTheRestLoad) {
+    PluginHost host;
+    host.load_dirs({(dir_ / "plugins").string()});
+
+    std::vector<std::string> names;
+    for (const auto& p : host.plugins()) names.push_back(p.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"test-duplicate", "test-good"}));
+
+    const auto& d = host.diagnostics();
+    EXPECT_EQ(d.size(), 5u) << ::testing::PrintToString(d);
+    EXPECT_TRUE(has_line(d, plugin("garbage.so"), "not a loadable shared object"));
+    EXPECT_TRUE(has_line(d, plugin("not_a_plugin.so"), "not a ringscope plugin: no 'ringscope_plugin_entry'"));
+    EXPECT_TRUE(has_line(d, plugin("abi_mismatch.so"), "built for SDK ABI " + std::to_string(RINGSCOPE_SDK_ABI + 100)));
+    EXPECT_TRUE(has_line(d, plugin("throwing.so"), "failed to initialise: cannot open its configuration"));
+    EXPECT_TRUE(has_line(d, plugin("duplicate_b.so"), "a plugin named 'test-duplicate' is already loaded"));
+    for (const auto& line : d) EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+}
+
+TEST_F(PluginLoaderTest, ThrowingPluginRegistersNothing) {
+    PluginHost host;
+    EXPECT_FALSE(host.load_file(plugin("throwing.so")));
+    EXPECT_TRUE(host.plugins().empty());
+    EXPECT_TRUE(host.handlers().empty());
+}
+
+TEST_F(PluginLoaderTest, GoodPluginProvidesHandlerAndCommand) {
+    PluginHost host;
+    ASSERT_TRUE(host.load_file(plugin("good.so")));
+    ASSERT_EQ(host.plugins().size(), 1u);
+    const auto& p = host.plugins()[0];
+    EXPECT_EQ(p.version, "1.2.3");
+    EXPECT_EQ(p.handlers, std::vector<std::string>{"test-counter"});
+    ASSERT_NE(host.find_command("test-hello"), nullptr);
+    ASSERT_EQ(host.handlers().size(), 1u);
+    auto handler = host.handlers()[0].factory();
+    EXPECT_EQ(handler->name(), "test-counter");
+}
+
+TEST_F(PluginLoaderTest, CliListsPluginsAndReportsBrokenOnesOnStderr) {
+    CommandResult r = run("--plugin-dir " + (dir_ / "plugins").string() + " plugins", dir_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("test-good 1.2.3"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("handler   test-counter: sched/sched_switch"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("ringscope: plugin " + plugin("abi_mismatch.so") + ": built for SDK ABI"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(plugin("garbage.so")), std::string::npos) << r.err;
+}
+
+TEST_F(PluginLoaderTest, CliJsonListing) {
+    CommandResult r = run("--plugin-dir " + (dir_ / "plugins").string() + " plugins --json", dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    bool found = false;
+    for (const auto& p : j["plugins"]) {
+        if (p["name"] == "test-good") {
+            found = true;
+            EXPECT_EQ(p["commands"], nlohmann::json::array({"test-hello"}));
+            EXPECT_EQ(p["handlers"][0]["events"], nlohmann::json::array({"sched/sched_switch"}));
+        }
+    }
+    EXPECT_TRUE(found);
+    EXPECT_EQ(j["errors"].size(), 5u);
+}
+
+TEST_F(PluginLoaderTest, CliRunsPluginCommand) {
+    CommandResult r = run("--plugin-dir " + (dir_ / "plugins").string() + " test-hello a b", dir_);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "hello 2\n");
+}
+
+TEST_F(PluginLoaderTest, NoPluginsLoadsNothing) {
+    CommandResult r = run("-N --plugin-dir " + (dir_ / "plugins").string() + " plugins", dir_);
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.out, "no plugins loaded\n");
+    EXPECT_EQ(r.err, "");
+}
+
+TEST_F(PluginLoaderTest, UsageErrorsExitTwo) {
+    EXPECT_EQ(run("no-such-command", dir_).exit_code, 2);
+    EXPECT_EQ(run("--no-such-option", dir_).exit_code, 2);
+    EXPECT_EQ(run("plugins --bogus", dir_).exit_code, 2);
+    CommandResult missing = run("--plugin-dir", dir_);
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_NE(missing.err.find("--plugin-dir"), std::string::npos);
+}
+
+TEST_F(PluginLoaderTest, BuildTreePluginsAreFoundRelativeToTheExecutable) {
+    CommandResult r = run("plugins --json", dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    for (const auto& p : j["plugins"]) {
+        std::string path = p["path"];
+        EXPECT_EQ(path.rfind(std::string(RINGSCOPE_BINARY_DIR) + "/plugins/", 0), 0u) << path;
+    }
+}
+
+}  // namespace
