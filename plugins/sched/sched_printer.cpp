@@ -1,0 +1,91 @@
+#include "sched_printer.hpp"
+
+#include <cstring>
+
+namespace ringscope::sched {
+namespace {
+
+// A comm field as "%.*s" prints it (up to the field size or a NUL), then registered for pid.
+void write_and_save_comm(const Event& ev, const FieldHandle& comm, uint64_t pid, PrintContext& pc,
+                         TextBuffer& out) {
+    auto bytes = ev.bytes(comm);
+    const char* p = reinterpret_cast<const char*>(bytes.data());
+    size_t n = bytes.empty() ? 0 : strnlen(p, bytes.size());
+    std::string_view name(p, n);
+    out.append(name);
+    pc.register_comm(static_cast<int>(pid), name);
+}
+
+}  // namespace
+
+const SchedPrinter::SwitchFields& SchedPrinter::switch_fields(const EventType& t) {
+    auto it = switch_.find(&t);
+    if (it != switch_.end()) return it->second;
+    SwitchFields f{t.handle("prev_pid"),   t.handle("prev_comm"), t.handle("prev_prio"),
+                   t.handle("prev_state"), t.handle("next_pid"),  t.handle("next_comm"),
+                   t.handle("next_prio"),  std::make_unique<TaskStateNames>(&t)};
+    return switch_.emplace(&t, std::move(f)).first->second;
+}
+
+const SchedPrinter::WakeupFields& SchedPrinter::wakeup_fields(const EventType& t) {
+    auto it = wakeup_.find(&t);
+    if (it != wakeup_.end()) return it->second;
+    WakeupFields f{t.handle("pid"), t.handle("comm"), t.handle("prio"), t.handle("success"), t.handle("target_cpu")};
+    return wakeup_.emplace(&t, f).first->second;
+}
+
+bool SchedPrinter::print(const Event& ev, PrintContext& pc, TextBuffer& out) {
+    if (ev.name() == "sched_switch")
+        print_switch(ev, pc, out);
+    else
+        print_wakeup(ev, pc, out);
+    return true;
+}
+
+// Numbers are read as libtraceevent's tep_get_field_val reads them: unsigned, the field's size.
+void SchedPrinter::print_switch(const Event& ev, PrintContext& pc, TextBuffer& out) {
+    const SwitchFields& f = switch_fields(ev.type());
+    if (!f.prev_pid) {
+        out.push_back('!');
+        return;
+    }
+    uint64_t val = ev.u64(f.prev_pid);
+    if (f.prev_comm) {
+        write_and_save_comm(ev, f.prev_comm, val, pc, out);
+        out.push_back(':');
+    }
+    out.appendf("%lld ", static_cast<long long>(val));
+    if (f.prev_prio) out.appendf("[%d] ", static_cast<int>(ev.u64(f.prev_prio)));
+    if (f.prev_state) f.states->append(ev.u64(f.prev_state), out);
+    out.append(" ==> ");
+    if (!f.next_pid) {
+        out.push_back('!');
+        return;
+    }
+    val = ev.u64(f.next_pid);
+    if (f.next_comm) {
+        write_and_save_comm(ev, f.next_comm, val, pc, out);
+        out.push_back(':');
+    }
+    out.appendf("%lld", static_cast<long long>(val));
+    if (f.next_prio) out.appendf(" [%d]", static_cast<int>(ev.u64(f.next_prio)));
+}
+
+void SchedPrinter::print_wakeup(const Event& ev, PrintContext& pc, TextBuffer& out) {
+    const WakeupFields& f = wakeup_fields(ev.type());
+    if (!f.pid) {
+        out.push_back('!');
+        return;
+    }
+    uint64_t val = ev.u64(f.pid);
+    if (f.comm) {
+        write_and_save_comm(ev, f.comm, val, pc, out);
+        out.push_back(':');
+    }
+    out.appendf("%lld", static_cast<long long>(val));
+    if (f.prio) out.appendf(" [%lld]", static_cast<long long>(ev.u64(f.prio)));
+    if (f.success) out.appendf(" success=%lld", static_cast<long long>(ev.u64(f.success)));
+    if (f.target_cpu) out.appendf(" CPU:%03llu", static_cast<unsigned long long>(ev.u64(f.target_cpu)));
+}
+
+}  // namespace ringscope::sched

@@ -1,0 +1,29 @@
+// The letters of a task state (sched_switch prev_state), taken from the event's own print fmt
+// table (__print_flags of prev_state) so they stay right on every kernel; libtraceevent's fixed
+// table ("SDTtZXxW") only when the format has none.
+#pragma once
+
+#include <cstdint>
+
+#include <ringscope/event_type.hpp>
+#include <ringscope/text_buffer.hpp>
+
+namespace ringscope::sched {
+
+class TaskStateNames {
+public:
+    // Looks up the prev_state flags table of a sched_switch type (nullptr/no table = fallback).
+    explicit TaskStateNames(const EventType* sched_switch);
+
+    // As the kernel prints it: the flags within the report mask joined by '|', "R" when none,
+    // then "+" when the preemption bit above the mask is set.
+    void append(uint64_t state, TextBuffer& out) const;
+    bool from_format() const noexcept { return table_ != nullptr; }
+
+private:
+    const ValueTable* table_ = nullptr;
+    uint64_t mask_ = 0;
+    uint64_t preempt_bit_ = 0;
+};
+
+}  // namespace ringscope::sched
