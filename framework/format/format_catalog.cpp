@@ -1,0 +1,253 @@
+#include "framework/format/format_catalog.hpp"
+
+#include <cctype>
+#include <cstdio>
+
+#include <ringscope/context.hpp>
+
+#include "framework/format/format_parser.hpp"
+#include "framework/format/print_eval.hpp"
+#include "framework/format/print_parser.hpp"
+
+namespace ringscope::format {
+
+struct FormatCatalog::Entry {
+    std::unique_ptr<EventType> type;
+    std::unique_ptr<Program> prog;
+    int fmt_field = -1, buf_field = -1, ip_field = -1;  // bprint only
+};
+
+struct FormatCatalog::BprintFormat {
+    std::vector<Segment> segments;
+    bool failed = false;
+};
+
+FormatCatalog::FormatCatalog(int long_size, bool big_endian) : long_size_(long_size), big_endian_(big_endian) {}
+FormatCatalog::~FormatCatalog() = default;
+
+Expected<const EventType*> FormatCatalog::add_format(std::string_view text, std::string_view system) {
+    auto parsed = parse_format(text, system, long_size_);
+    if (!parsed) return std::move(parsed).error();
+    auto e = std::make_unique<Entry>();
+    e->type = std::move(parsed->type);
+    e->prog = std::move(parsed->program);
+    if (e->prog->is_bprint) {
+        e->fmt_field = e->prog->find_field("fmt");
+        e->buf_field = e->prog->find_field("buf");
+        e->ip_field = e->prog->find_field("ip");
+    }
+    const Entry* raw = e.get();
+    uint32_t id = raw->type->id;
+    if (id < 65536) {
+        if (by_small_id_.size() <= id) by_small_id_.resize(id + 1, nullptr);
+        by_small_id_[id] = raw;
+    } else {
+        by_big_id_[id] = raw;
+    }
+    by_type_[raw->type.get()] = raw;
+    entries_.push_back(std::move(e));
+    return static_cast<const EventType*>(raw->type.get());
+}
+
+Status FormatCatalog::add_printk_formats(std::string_view text) { return parse_printk_formats(text, printk_); }
+
+void FormatCatalog::add_printk_string(uint64_t addr, std::string text) { printk_.emplace(addr, std::move(text)); }
+
+const EventType* FormatCatalog::by_id(uint32_t id) const noexcept {
+    if (id < by_small_id_.size()) return by_small_id_[id] ? by_small_id_[id]->type.get() : nullptr;
+    auto it = by_big_id_.find(id);
+    return it == by_big_id_.end() ? nullptr : it->second->type.get();
+}
+
+const EventType* FormatCatalog::find(std::string_view system, std::string_view name) const noexcept {
+    for (const auto& e : entries_)
+        if (e->type->name == name && e->type->system == system) return e->type.get();
+    return nullptr;
+}
+
+std::vector<const EventType*> FormatCatalog::types() const {
+    std::vector<const EventType*> out;
+    out.reserve(entries_.size());
+    for (const auto& e : entries_) out.push_back(e->type.get());
+    return out;
+}
+
+bool FormatCatalog::print_fmt_failed(const EventType& type) const noexcept {
+    const Entry* e = entry_for(&type);
+    return e && (e->prog->failed || e->prog->runtime_failed.load(std::memory_order_relaxed));
+}
+
+const FormatCatalog::Entry* FormatCatalog::entry_for(const EventType* type) const noexcept {
+    if (!type) return nullptr;
+    uint32_t id = type->id;
+    if (id < by_small_id_.size() && by_small_id_[id] && by_small_id_[id]->type.get() == type) return by_small_id_[id];
+    auto it = by_type_.find(type);
+    return it == by_type_.end() ? nullptr : it->second;
+}
+
+namespace {
+
+EvalContext make_context(const Event& ev, int long_size, bool big_endian) {
+    EvalContext c;
+    auto p = ev.payload();
+    c.data = p.data();
+    c.size = static_cast<uint32_t>(p.size());
+    c.file_big_endian = big_endian;
+    c.swap = big_endian != Event::host_big_endian();
+    c.long_size = long_size;
+    c.resolvers = &ev.context().resolvers();
+    return c;
+}
+
+}  // namespace
+
+void FormatCatalog::print_info(const Event& event, TextBuffer& out) const {
+    const Entry* e = entry_for(event.type_ptr());
+    if (!e) {
+        out.append("[UNKNOWN EVENT]");
+        return;
+    }
+    EvalContext c = make_context(event, long_size_, big_endian_);
+    c.printk = &printk_;
+    if (e->prog->is_bprint && !e->prog->failed && !e->prog->runtime_failed.load(std::memory_order_relaxed)) {
+        print_bprint(*e, event, out);
+        return;
+    }
+    PrintEvaluator(*e->prog, c).print_info(out);
+}
+
+void FormatCatalog::print_raw(const Event& event, TextBuffer& out) const {
+    const Entry* e = entry_for(event.type_ptr());
+    if (!e) {
+        out.append("[UNKNOWN EVENT]");
+        return;
+    }
+    EvalContext c = make_context(event, long_size_, big_endian_);
+    c.printk = &printk_;
+    PrintEvaluator(*e->prog, c).print_raw(out);
+}
+
+void FormatCatalog::print_fields(const Event& event, TextBuffer& out) const {
+    const Entry* e = entry_for(event.type_ptr());
+    if (!e) return;
+    EvalContext c = make_context(event, long_size_, big_endian_);
+    c.printk = &printk_;
+    PrintEvaluator(*e->prog, c).print_fields(out, false);
+}
+
+// libtraceevent's get_bprint_format() + make_bprint_args() + parse_args(), with the parse cached
+// per (format address, argument count) since it depends only on those.
+void FormatCatalog::print_bprint(const Entry& e, const Event& event, TextBuffer& out) const {
+    const Program& prog = *e.prog;
+    EvalContext c = make_context(event, long_size_, big_endian_);
+    c.printk = &printk_;
+    PrintEvaluator ev(prog, c);
+
+    uint64_t addr = 0;
+    if (e.fmt_field >= 0) {
+        const PField& f = prog.fields[static_cast<size_t>(e.fmt_field)];
+        addr = ev.read_number(f.offset, f.size);
+    }
+    thread_local std::string fmt;
+    fmt = "%ps: ";
+    auto it = printk_.find(addr);
+    if (it != printk_.end()) {
+        fmt += it->second;
+    } else {
+        char tmp[64];
+        std::snprintf(tmp, sizeof tmp, "(NO FORMAT FOUND at %llx)\n", static_cast<unsigned long long>(addr));
+        fmt += tmp;
+    }
+
+    thread_local std::vector<BArg> args;
+    args.clear();
+    if (e.buf_field >= 0 && e.ip_field >= 0) {
+        const PField& ipf = prog.fields[static_cast<size_t>(e.ip_field)];
+        args.push_back(BArg{false, ev.read_number(ipf.offset, ipf.size), {}});
+        uint64_t bptr = prog.fields[static_cast<size_t>(e.buf_field)].offset;
+        const char* ptr = fmt.c_str() + 5;
+        for (; bptr < c.size && *ptr; ++ptr) {
+            if (*ptr != '%') continue;
+            int ls = 0;
+            int vsize = 0;
+            bool number = false, string = false, star = false;
+            for (;;) {
+                ++ptr;
+                char ch = *ptr;
+                if (ch == 'l') {
+                    ++ls;
+                    continue;
+                }
+                if (ch == 'L') {
+                    ls = 2;
+                    continue;
+                }
+                if ((ch >= '0' && ch <= '9') || ch == '.' || ch == '#' || ch == '+') continue;
+                if (ch == 'z' || ch == 'Z') {
+                    ls = 1;
+                    continue;
+                }
+                number = string = star = false;
+                if (ch == 'p') {
+                    ls = 1;
+                    number = true;
+                    if (std::isalnum(static_cast<unsigned char>(ptr[1]))) {
+                        ++ptr;
+                        char k = *ptr;
+                        bool special = !(k == 's' || k == 'S' || k == 'x' || ((k == 'f' || k == 'F') && ptr[1] != 'w'));
+                        // older kernels do not dereference: a printable first byte means a string
+                        if (special && std::isprint(static_cast<signed char>(c.data[bptr])) &&
+                            static_cast<signed char>(c.data[bptr]) > 0) {
+                            number = false;
+                            string = true;
+                        }
+                    }
+                } else if (ch == 'd' || ch == 'u' || ch == 'i' || ch == 'x' || ch == 'X' || ch == 'o') {
+                    number = true;
+                } else if (ch == '*') {
+                    star = true;
+                } else if (ch == 's') {
+                    string = true;
+                }
+                if (number) vsize = ls == 0 ? 4 : ls == 1 ? long_size_ : ls == 2 ? 8 : ls;
+                if (number || star) {
+                    if (star) vsize = 4;
+                    bptr = (bptr + 3) & ~uint64_t{3};
+                    uint64_t v = bptr + static_cast<uint64_t>(vsize) <= c.size
+                                     ? ev.read_number(static_cast<uint32_t>(bptr), static_cast<uint32_t>(vsize))
+                                     : 0;
+                    bptr += static_cast<uint64_t>(vsize);
+                    args.push_back(BArg{false, v, {}});
+                    if (star) continue;  // the width was an argument; the conversion follows
+                } else if (string) {
+                    const char* s = reinterpret_cast<const char*>(c.data + bptr);
+                    size_t room = c.size - bptr;
+                    size_t n = 0;
+                    while (n < room && s[n]) ++n;
+                    args.push_back(BArg{true, 0, std::string_view(s, n)});
+                    bptr += n + 1;
+                }
+                break;
+            }
+            if (!*ptr) break;
+        }
+    }
+
+    const BprintFormat* bf;
+    {
+        std::lock_guard<std::mutex> lock(bprint_mu_);
+        auto& slot = bprint_cache_[{addr, args.size()}];
+        if (!slot) {
+            slot = std::make_unique<BprintFormat>();
+            std::vector<int32_t> idx(args.size());
+            for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int32_t>(i);
+            slot->segments = PrintParser::cut_segments(fmt, idx, &slot->failed);
+        }
+        bf = slot.get();
+    }
+    // A bprint that runs short of arguments marks the event failed for every later one.
+    if (bf->failed) prog.runtime_failed.store(true, std::memory_order_relaxed);
+    ev.print_bprint(out, bf->segments, args.data(), args.size());
+}
+
+}  // namespace ringscope::format
