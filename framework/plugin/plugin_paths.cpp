@@ -1,5 +1,7 @@
 #include "framework/plugin/plugin_paths.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -10,12 +12,16 @@ namespace fs = std::filesystem;
 namespace ringscope::plugin {
 
 std::string own_plugin_dir() {
+    // Relative to libringscope itself, so that every program linked with it (the CLI, the example
+    // ports in build/sdk/examples, an embedding program) finds the same plugins: build/lib ->
+    // build/plugins in a build tree, PREFIX/lib -> PREFIX/lib/ringscope/plugins when installed.
     std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    fs::path dir = exe.parent_path();
-    for (const fs::path& candidate : {dir / "plugins", dir / ".." / RINGSCOPE_PLUGIN_INSTALL_REL}) {
-        if (fs::is_directory(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&own_plugin_dir), &info) && info.dli_fname) {
+        fs::path lib_dir = fs::absolute(info.dli_fname, ec).parent_path();
+        for (const fs::path& candidate : {lib_dir / ".." / "plugins", lib_dir / ".." / RINGSCOPE_PLUGIN_INSTALL_REL}) {
+            if (fs::is_directory(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+        }
     }
     return {};
 }

@@ -1,5 +1,5 @@
 // Where plugins are looked for: the build's or installation's own plugin folder (found relative
-// to the running executable), RINGSCOPE_PLUGIN_PATH, and folders the user names.
+// to libringscope), RINGSCOPE_PLUGIN_PATH, and folders the user names.
 #pragma once
 
 #include <string>
@@ -7,8 +7,8 @@
 
 namespace ringscope::plugin {
 
-// The plugin folder that belongs to this executable: <exe dir>/plugins in a build tree,
-// <exe dir>/../lib/ringscope/plugins in an installed tree; empty if neither exists.
+// The plugin folder that belongs to this libringscope: <build>/plugins in a build tree,
+// PREFIX/lib/ringscope/plugins in an installed tree; empty if neither exists.
 std::string own_plugin_dir();
 
 // Folders in search order: own dir, then RINGSCOPE_PLUGIN_PATH (colon-separated), then `extra`.

@@ -28,6 +28,7 @@ namespace ringscope {
 
 struct TraceOpenOptions {
     bool raw_timestamps = false;       // as recorded: no time shift, TSC2NSEC or offset
+    bool load_plugins = true;          // print overrides of the installed plugins, as libtracecmd does
     const ResolverService* resolvers = nullptr;  // asked for domains the file does not hold (guests)
 };
 

@@ -1,0 +1,286 @@
+// ringscope::Trace: the SDK's iteration API over the engine (one file's top buffer, as
+// libtracecmd's tracecmd_iterate_events walks it).
+#include <ringscope/trace.hpp>
+
+#include <ringscope/filter.hpp>
+
+#include <algorithm>
+#include <limits>
+
+#include "framework/engine/event_merger.hpp"
+#include "framework/engine/print_dispatch.hpp"
+#include "framework/engine/trace_file.hpp"
+#include "framework/plugin/default_plugins.hpp"
+
+namespace ringscope {
+
+struct Trace::Impl {
+    std::unique_ptr<engine::TraceFile> file;
+    std::vector<std::unique_ptr<EventHandler>> handlers;  // plugin print overrides, per trace
+    std::unique_ptr<engine::PrintDispatch> dispatch;
+    engine::EventMerger merger;
+    enum class Mode { fresh, forward, reverse } mode = Mode::fresh;
+    void* priv = nullptr;
+
+    struct Follower {
+        std::string system, name;
+        Callback callback;
+    };
+    std::vector<Follower> followers;
+    Callback missed;
+    FilterSet filters;
+    Status status;
+
+    Status build_merger() {
+        engine::EventMerger fresh;
+        auto streams = file->open_streams(0);
+        if (!streams) return std::move(streams).error();
+        int n = 0;
+        for (auto& s : *streams) fresh.add(engine::MergeSource{file.get(), 0, 0, n++, std::move(s)});
+        merger = std::move(fresh);
+        return Status::success();
+    }
+
+    Status ensure(Mode m) {
+        if (mode == Mode::fresh) {
+            if (Status st = build_merger(); !st) return st;
+        }
+        if (mode != m) {
+            if (m == Mode::forward)
+                merger.rewind();
+            else
+                merger.seek_end();
+            mode = m;
+        }
+        return Status::success();
+    }
+
+    Event make_event(const engine::Record& r) const {
+        const EventType* t = file->type_of(r.data, r.size);
+        return Event(t, file.get(), {r.data, r.size}, r.ts, r.cpu, r.missed);
+    }
+
+    // libtracecmd's order: missed-events follower (before filters), filters, followers, callback.
+    int deliver(Trace& self, const Event& ev, int cpu, const Callback* cb) {
+        if (ev.missed_before() != 0 && missed) {
+            if (int r = missed(self, ev, cpu)) return r;
+        }
+        if (!filters.empty() && !filters.accept(ev)) return 0;
+        for (auto& f : followers) {
+            if ((f.system.empty() || f.system == ev.system()) && f.name == ev.name()) {
+                if (int r = f.callback(self, ev, cpu)) return r;
+            }
+        }
+        return cb && *cb ? (*cb)(self, ev, cpu) : 0;
+    }
+
+    bool cpu_wanted(const engine::MergeSource& s, std::span<const int> cpus) const {
+        return cpus.empty() || std::find(cpus.begin(), cpus.end(), s.stream.cpu()) != cpus.end();
+    }
+
+    // The next record of the wanted CPUs, oldest (forward) or newest (reverse) first.
+    engine::MergeSource* pick(std::span<const int> cpus, bool reverse, const engine::Record*& rec) {
+        engine::MergeSource* best = nullptr;
+        rec = nullptr;
+        for (auto& s : merger.sources()) {
+            if (!cpu_wanted(s, cpus)) continue;
+            const engine::Record* r = reverse ? s.stream.peek_back() : s.stream.peek();
+            if (r && (!rec || (reverse ? r->ts >= rec->ts : r->ts < rec->ts))) {
+                best = &s;
+                rec = r;
+            }
+        }
+        return best;
+    }
+
+    void take(engine::MergeSource* s, bool reverse) {
+        if (reverse)
+            s->stream.advance_back();
+        else
+            s->stream.advance();
+    }
+};
+
+Trace::Trace(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Trace::Trace(Trace&&) noexcept = default;
+Trace& Trace::operator=(Trace&&) noexcept = default;
+Trace::~Trace() = default;
+
+Expected<Trace> Trace::open(const std::string& path, const TraceOpenOptions& options) {
+    engine::OpenOptions oo;
+    oo.raw_ts = options.raw_timestamps;
+    auto file = engine::TraceFile::open(path, oo, options.resolvers);
+    if (!file) return std::move(file).error();
+    auto impl = std::make_unique<Impl>();
+    impl->file = std::move(*file);
+    std::vector<EventHandler*> raw;
+    if (options.load_plugins) {
+        for (const auto& h : plugin::default_plugin_host().handlers()) {
+            if (auto made = h.factory()) {
+                raw.push_back(made.get());
+                impl->handlers.push_back(std::move(made));
+            }
+        }
+    }
+    impl->dispatch = std::make_unique<engine::PrintDispatch>(*impl->file, raw);
+    return Trace(std::move(impl));
+}
+
+Expected<Trace> Trace::open_fd(int fd, const TraceOpenOptions& options) {
+    return open("/proc/self/fd/" + std::to_string(fd), options);
+}
+
+const std::string& Trace::path() const noexcept { return impl_->file->path(); }
+const TraceContext& Trace::context() const noexcept { return *impl_->file; }
+TraceContext& Trace::context() noexcept { return *impl_->file; }
+int Trace::cpu_count() const noexcept { return impl_->file->cpu_count(); }
+void Trace::set_private(void* data) noexcept { impl_->priv = data; }
+void* Trace::get_private() const noexcept { return impl_->priv; }
+const Status& Trace::status() const noexcept { return impl_->status; }
+
+void Trace::print_info(const Event& event, TextBuffer& out) const { impl_->dispatch->print_info(event, out); }
+
+Status Trace::follow_event(std::string_view system, std::string_view name, Callback callback) {
+    if (name.empty() || !callback) return Error(Errc::invalid_argument, "follow_event needs an event name and a callback");
+    bool known = false;
+    for (const EventType* t : impl_->file->types())
+        known = known || ((system.empty() || t->system == system) && t->name == name);
+    if (!known) {
+        return Error(Errc::not_found, "no event " + (system.empty() ? std::string() : std::string(system) + "/") +
+                                          std::string(name) + " in " + path());
+    }
+    impl_->followers.push_back({std::string(system), std::string(name), std::move(callback)});
+    return Status::success();
+}
+
+void Trace::follow_missed_events(Callback callback) { impl_->missed = std::move(callback); }
+
+Status Trace::add_filter(std::string_view filter, bool neg) {
+    std::vector<const EventType*> types = impl_->file->types();
+    Status st = impl_->filters.add(filter, neg, types);
+    if (!st) return Error(std::move(st).error()).in_file(path());
+    return st;
+}
+
+int Trace::reset() {
+    Impl& m = *impl_;
+    if (m.mode == Impl::Mode::fresh) return 0;
+    m.merger.rewind();
+    m.mode = Impl::Mode::forward;
+    m.filters.reset();
+    return 0;
+}
+
+int Trace::iterate(const Callback& callback, std::span<const int> cpus) {
+    Impl& m = *impl_;
+    if (Status st = m.ensure(Impl::Mode::forward); !st) {
+        m.status = st;
+        return -1;
+    }
+    const engine::Record* rec;
+    while (engine::MergeSource* s = m.pick(cpus, false, rec)) {
+        Event ev = m.make_event(*rec);
+        m.take(s, false);
+        if (!ev.type_ptr()) continue;
+        if (int r = m.deliver(*this, ev, rec->cpu, &callback)) return r;
+    }
+    m.status = m.merger.status();
+    return m.status ? 0 : -1;
+}
+
+int Trace::iterate_reverse(const Callback& callback, std::span<const int> cpus, bool cont) {
+    Impl& m = *impl_;
+    if (!cont || m.mode != Impl::Mode::reverse) {
+        if (Status st = m.ensure(Impl::Mode::reverse); !st) {
+            m.status = st;
+            return -1;
+        }
+        if (!cont) m.merger.seek_end();
+    }
+    const engine::Record* rec;
+    while (engine::MergeSource* s = m.pick(cpus, true, rec)) {
+        Event ev = m.make_event(*rec);
+        m.take(s, true);
+        if (!ev.type_ptr()) continue;
+        if (int r = m.deliver(*this, ev, rec->cpu, &callback)) return r;
+    }
+    m.status = m.merger.status();
+    return m.status ? 0 : -1;
+}
+
+int Trace::iterate_multi(std::span<Trace* const> traces, const Callback& callback) {
+    std::vector<int> base;
+    int n = 0;
+    for (Trace* t : traces) {
+        if (Status st = t->impl_->ensure(Impl::Mode::forward); !st) {
+            t->impl_->status = st;
+            return -1;
+        }
+        base.push_back(n);
+        n += static_cast<int>(t->impl_->merger.sources().size());
+    }
+    for (;;) {
+        size_t best_t = 0;
+        engine::MergeSource* best = nullptr;
+        const engine::Record* best_rec = nullptr;
+        for (size_t i = 0; i < traces.size(); ++i) {
+            const engine::Record* rec;
+            engine::MergeSource* s = traces[i]->impl_->pick({}, false, rec);
+            if (s && (!best_rec || rec->ts < best_rec->ts)) {
+                best = s;
+                best_rec = rec;
+                best_t = i;
+            }
+        }
+        if (!best) break;
+        Impl& m = *traces[best_t]->impl_;
+        Event ev = m.make_event(*best_rec);
+        const int cpu = base[best_t] + best->global_cpu;
+        m.take(best, false);
+        if (!ev.type_ptr()) continue;
+        if (int r = m.deliver(*traces[best_t], ev, cpu, &callback)) return r;
+    }
+    int rc = 0;
+    for (Trace* t : traces) {
+        t->impl_->status = t->impl_->merger.status();
+        if (!t->impl_->status) rc = -1;
+    }
+    return rc;
+}
+
+Trace::EventRange::iterator Trace::EventRange::begin() {
+    iterator it;
+    it.trace_ = trace_;
+    it.reverse_ = reverse_;
+    Impl& m = *trace_->impl_;
+    Status st = m.ensure(reverse_ ? Impl::Mode::reverse : Impl::Mode::forward);
+    if (!st) {
+        m.status = st;
+        return it;
+    }
+    if (reverse_)
+        m.merger.seek_end();
+    else
+        m.merger.rewind();
+    m.filters.reset();
+    it.done_ = false;
+    ++it;
+    return it;
+}
+
+Trace::EventRange::iterator& Trace::EventRange::iterator::operator++() {
+    Impl& m = *trace_->impl_;
+    const engine::Record* rec;
+    while (engine::MergeSource* s = m.pick({}, reverse_, rec)) {
+        current_ = m.make_event(*rec);
+        m.take(s, reverse_);
+        if (!current_.type_ptr()) continue;
+        if (!m.filters.empty() && !m.filters.accept(current_)) continue;
+        return *this;
+    }
+    m.status = m.merger.status();
+    done_ = true;
+    return *this;
+}
+
+}  // namespace ringscope
