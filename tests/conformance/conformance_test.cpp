@@ -1,0 +1,196 @@
+// Conformance: `ringscope report ARGS` against trace-cmd 3.1.6's output, and ringscope's ports of the
+// man-page examples against the C examples built on Debian's libtracecmd/libtraceevent, one test per
+// line of tests/data/traces/cases.tsv and examples.tsv. The Live suites re-run the reference tools (when
+// installed) and compare with the committed raw oracles, so a changed reference shows up.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "manifest.hpp"
+#include "process.hpp"
+#include "text_compare.hpp"
+
+namespace ringscope::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kData = RINGSCOPE_TEST_DATA_DIR;
+const std::string kBinary = RINGSCOPE_BINARY_DIR;
+constexpr int kTimeoutSeconds = 120;
+
+const std::vector<Case>& report_cases() {
+    static const std::vector<Case> cases =
+        load_cases(kData + "/traces/cases.tsv", false, kData + "/traces/raw-oracles.tsv");
+    return cases;
+}
+
+const std::vector<Case>& example_cases() {
+    static const std::vector<Case> cases =
+        load_cases(kData + "/traces/examples.tsv", true, kData + "/traces/raw-examples.tsv");
+    return cases;
+}
+
+// `@xz:PATH` words become a decompressed copy in a private temporary directory (made once per process).
+class XzArgs {
+  public:
+    ~XzArgs() {
+        std::error_code ec;
+        if (!dir_.empty()) fs::remove_all(dir_, ec);
+    }
+
+    bool expand(const std::vector<std::string>& in, std::vector<std::string>& out, std::string& error) {
+        out.clear();
+        for (const auto& w : in) {
+            if (!w.starts_with("@xz:")) {
+                out.push_back(w);
+                continue;
+            }
+            std::string rel = w.substr(4);
+            auto it = done_.find(rel);
+            if (it == done_.end()) {
+                if (dir_.empty()) {
+                    std::string templ = (fs::temp_directory_path() / "ringscope-conformance.XXXXXX").string();
+                    if (mkdtemp(templ.data()) == nullptr) {
+                        error = "mkdtemp failed";
+                        return false;
+                    }
+                    dir_ = templ;
+                }
+                std::string text;
+                if (!read_expected(kData + "/" + rel, text, error)) return false;
+                std::string plain =
+                    dir_ + "/" + std::to_string(done_.size()) + "-" + fs::path(rel).stem().string();
+                FILE* f = std::fopen(plain.c_str(), "wb");
+                if (f == nullptr || std::fwrite(text.data(), 1, text.size(), f) != text.size()) {
+                    if (f != nullptr) std::fclose(f);
+                    error = plain + ": cannot write";
+                    return false;
+                }
+                std::fclose(f);
+                it = done_.emplace(rel, plain).first;
+            }
+            out.push_back(it->second);
+        }
+        return true;
+    }
+
+  private:
+    std::string dir_;
+    std::map<std::string, std::string> done_;
+};
+
+XzArgs& xz_args() {
+    static XzArgs instance;
+    return instance;
+}
+
+std::string command_line(const std::string& program, const std::vector<std::string>& args) {
+    std::string s = program;
+    for (const auto& a : args) s += a.find(' ') == std::string::npos ? " " + a : " '" + a + "'";
+    return s;
+}
+
+// Runs `program args` in tests/data and compares stdout (and the exit code when `exit_code` >= 0).
+void expect_output(const std::string& program, const std::vector<std::string>& raw_args,
+                   const std::string& expected, int exit_code, const std::string& case_name) {
+    std::vector<std::string> args;
+    std::string error;
+    ASSERT_TRUE(xz_args().expand(raw_args, args, error)) << error;
+    std::string want;
+    ASSERT_TRUE(read_expected(kData + "/" + expected, want, error)) << error;
+
+    RunResult r = run_program(program, args, kData, kTimeoutSeconds);
+    const std::string cmd = "cd " + kData + " && " + command_line(program, args);
+    ASSERT_TRUE(r.error.empty()) << r.error << "\n  " << cmd;
+    ASSERT_FALSE(r.timed_out) << "no result after " << kTimeoutSeconds << " s\n  " << cmd;
+    Comparison c = compare_text(want, r.out);
+    EXPECT_TRUE(c.identical) << "case " << case_name << ": stdout differs from " << expected << "\n  " << cmd
+                             << "\n"
+                             << c.report << (r.err.empty() ? "" : "stderr:\n" + r.err.substr(0, 2000));
+    if (exit_code >= 0) {
+        EXPECT_EQ(r.exit_code, exit_code) << "case " << case_name << ": exit code\n  " << cmd << "\n"
+                                          << (r.err.empty() ? "" : "stderr:\n" + r.err.substr(0, 2000));
+    }
+}
+
+bool executable(const std::string& path) {
+    return access(path.c_str(), X_OK) == 0;
+}
+
+std::string param_name(const testing::TestParamInfo<Case>& info) {
+    return test_name(info.param.name);
+}
+
+// --- ringscope report vs trace-cmd report (corrected where the plugin tables are stale) ---
+
+class Report : public testing::TestWithParam<Case> {};
+
+TEST_P(Report, MatchesTraceCmd) {
+    const Case& c = GetParam();
+    ASSERT_TRUE(c.error.empty()) << c.error;
+    const std::string bin = kBinary + "/ringscope";
+    ASSERT_TRUE(executable(bin))
+        << "case " << c.name << ": " << bin
+        << " is not built (yet): build the `ringscope` target; this case cannot pass without it";
+    std::vector<std::string> args = {"report"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    expect_output(bin, args, c.expected, c.exit_code, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, Report, testing::ValuesIn(report_cases()), param_name);
+
+// --- the reference itself: trace-cmd report still prints the committed raw oracle ---
+
+class ReportLive : public testing::TestWithParam<Case> {};
+
+TEST_P(ReportLive, TraceCmdStillPrintsTheOracle) {
+    const Case& c = GetParam();
+    ASSERT_TRUE(c.error.empty()) << c.error;
+    static const std::string trace_cmd = find_on_path("trace-cmd");
+    if (trace_cmd.empty()) GTEST_SKIP() << "trace-cmd is not installed: no live differential";
+    ASSERT_FALSE(c.raw.empty()) << "case " << c.name << " has no line in traces/raw-oracles.tsv";
+    std::vector<std::string> args = {"report"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    expect_output(trace_cmd, args, c.raw, c.exit_code, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, ReportLive, testing::ValuesIn(report_cases()), param_name);
+
+// --- sdk/examples ports vs the C examples ---
+
+class Example : public testing::TestWithParam<Case> {};
+
+TEST_P(Example, MatchesCExample) {
+    const Case& c = GetParam();
+    ASSERT_TRUE(c.error.empty()) << c.error;
+    const std::string bin = kBinary + "/sdk/examples/" + c.program;
+    ASSERT_TRUE(executable(bin)) << "case " << c.name << ": " << bin << " is not built (yet): build the `"
+                                 << c.program << "` example; this case cannot pass without it";
+    expect_output(bin, c.args, c.expected, -1, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, Example, testing::ValuesIn(example_cases()), param_name);
+
+class ExampleLive : public testing::TestWithParam<Case> {};
+
+TEST_P(ExampleLive, CExampleStillPrintsTheOracle) {
+    const Case& c = GetParam();
+    ASSERT_TRUE(c.error.empty()) << c.error;
+    const std::string bin = kBinary + "/tests/oracles/" + c.program;
+    if (!executable(bin)) {
+        GTEST_SKIP() << bin << " not built (libtracecmd/libtraceevent not installed): no live differential";
+    }
+    ASSERT_FALSE(c.raw.empty()) << "case " << c.name << " has no line in traces/raw-examples.tsv";
+    expect_output(bin, c.args, c.raw, -1, c.name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, ExampleLive, testing::ValuesIn(example_cases()), param_name);
+
+}  // namespace
+}  // namespace ringscope::conformance
