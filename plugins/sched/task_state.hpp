@@ -19,6 +19,8 @@ public:
     // then "+" when the preemption bit above the mask is set.
     void append(uint64_t state, TextBuffer& out) const;
     bool from_format() const noexcept { return table_ != nullptr; }
+    // R or R+: the task was preempted, not going to sleep.
+    bool is_running(uint64_t state) const noexcept { return (state & (table_ ? mask_ : 0xffu)) == 0; }
 
 private:
     const ValueTable* table_ = nullptr;

@@ -1,0 +1,135 @@
+// Renders analysis result tables as aligned text, JSON or CSV.
+#include <ringscope/result.hpp>
+
+#include <cinttypes>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ringscope {
+namespace {
+
+std::string cell_text(const Cell& c) {
+    char buf[64];
+    switch (c.index()) {
+    case 1: std::snprintf(buf, sizeof buf, "%" PRId64, std::get<int64_t>(c)); return buf;
+    case 2: std::snprintf(buf, sizeof buf, "%" PRIu64, std::get<uint64_t>(c)); return buf;
+    case 3: {
+        double d = std::get<double>(c);
+        std::snprintf(buf, sizeof buf, std::fabs(d) >= 1e4 ? "%.1f" : "%.6g", d);
+        return buf;
+    }
+    case 4: return std::get<std::string>(c);
+    default: return "";
+    }
+}
+
+nlohmann::ordered_json cell_json(const Cell& c) {
+    switch (c.index()) {
+    case 1: return std::get<int64_t>(c);
+    case 2: return std::get<uint64_t>(c);
+    case 3: {
+        double d = std::get<double>(c);
+        return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json();
+    }
+    case 4: return std::get<std::string>(c);
+    default: return nullptr;
+    }
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char ch : s) {
+        if (ch == '"') out += '"';
+        out += ch;
+    }
+    return out + '"';
+}
+
+void write_text(std::FILE* out, const ResultTable& t) {
+    std::fprintf(out, "%s:\n", t.name.c_str());
+    std::vector<size_t> width(t.columns.size(), 0);
+    std::vector<std::vector<std::string>> rows;
+    for (size_t i = 0; i < t.columns.size(); ++i) width[i] = t.columns[i].size();
+    for (const auto& r : t.rows) {
+        std::vector<std::string> cells;
+        for (size_t i = 0; i < t.columns.size(); ++i) {
+            cells.push_back(i < r.size() ? cell_text(r[i]) : "");
+            width[i] = std::max(width[i], cells.back().size());
+        }
+        rows.push_back(std::move(cells));
+    }
+    auto numeric = [&](size_t col) {
+        for (const auto& r : t.rows)
+            if (col < r.size() && r[col].index() == 4) return false;
+        return true;
+    };
+    std::vector<bool> right(t.columns.size());
+    for (size_t i = 0; i < t.columns.size(); ++i) right[i] = numeric(i);
+    auto line = [&](const std::vector<std::string>& cells) {
+        std::string s = " ";
+        for (size_t i = 0; i < cells.size(); ++i) {
+            std::string pad(width[i] - cells[i].size(), ' ');
+            s += ' ';
+            s += right[i] ? pad + cells[i] : cells[i] + (i + 1 < cells.size() ? pad : "");
+        }
+        std::fprintf(out, "%s\n", s.c_str());
+    };
+    line(t.columns);
+    for (const auto& r : rows) line(r);
+}
+
+}  // namespace
+
+bool parse_table_format(std::string_view name, TableFormat& format) {
+    if (name == "text") format = TableFormat::text;
+    else if (name == "json") format = TableFormat::json;
+    else if (name == "csv") format = TableFormat::csv;
+    else return false;
+    return true;
+}
+
+void write_tables(std::FILE* out, const std::vector<ResultTable>& tables, TableFormat format) {
+    switch (format) {
+    case TableFormat::text:
+        for (size_t i = 0; i < tables.size(); ++i) {
+            if (i) std::fputc('\n', out);
+            write_text(out, tables[i]);
+        }
+        break;
+    case TableFormat::json: {
+        nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+        for (const auto& t : tables) {
+            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+            for (const auto& r : t.rows) {
+                nlohmann::ordered_json row = nlohmann::ordered_json::object();
+                for (size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i]] = cell_json(r[i]);
+                rows.push_back(std::move(row));
+            }
+            doc[t.name] = std::move(rows);
+        }
+        std::fprintf(out, "%s\n", doc.dump(2).c_str());
+        break;
+    }
+    case TableFormat::csv:
+        for (size_t i = 0; i < tables.size(); ++i) {
+            const auto& t = tables[i];
+            if (i) std::fputc('\n', out);
+            std::fprintf(out, "# %s\n", t.name.c_str());
+            std::string header;
+            for (size_t c = 0; c < t.columns.size(); ++c) header += (c ? "," : "") + csv_field(t.columns[c]);
+            std::fprintf(out, "%s\n", header.c_str());
+            for (const auto& r : t.rows) {
+                std::string line;
+                for (size_t c = 0; c < r.size(); ++c) line += (c ? "," : "") + csv_field(cell_text(r[c]));
+                std::fprintf(out, "%s\n", line.c_str());
+            }
+        }
+        break;
+    }
+}
+
+}  // namespace ringscope
