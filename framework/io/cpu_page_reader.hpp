@@ -1,0 +1,88 @@
+// The sub-buffer pages of one CPU of one buffer, in file order, for the iteration engine.
+// Uncompressed data: zero-copy views into the mapping. Compressed data (v7 zlib/zstd): one chunk
+// decompressed at a time into a buffer owned by this reader, so memory stays bounded by the largest
+// chunk whatever the size of the file; going backwards decompresses each chunk once.
+// One reader per CPU; readers of different CPUs may be used from different threads.
+#pragma once
+
+#include "framework/io/compression.hpp"
+#include "framework/io/mapped_file.hpp"
+#include "framework/io/trace_dat_types.hpp"
+
+#include <ringscope/error.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace ringscope::io {
+
+class CpuPageReader {
+  public:
+    CpuPageReader(CpuPageReader&&) noexcept = default;
+    CpuPageReader& operator=(CpuPageReader&&) noexcept = default;
+    ~CpuPageReader();
+
+    uint32_t cpu() const noexcept { return cpu_; }
+    uint32_t page_size() const noexcept { return page_size_; }
+    uint64_t page_count() const noexcept { return page_count_; }
+    // Bytes of ring-buffer data (uncompressed).
+    uint64_t data_size() const noexcept { return data_size_; }
+    bool compressed() const noexcept { return compression_ != Compression::none; }
+    size_t chunk_count() const noexcept { return chunks_.size(); }
+    // How many chunk decompressions happened so far (tests and benchmarks check the "once" rule).
+    uint64_t decompressions() const noexcept { return decompressions_; }
+
+    // The page next() returns; page_count() at the end.
+    uint64_t position() const noexcept { return position_; }
+    void seek(uint64_t index) noexcept { position_ = index; }
+
+    // The page at position() and advances; an empty span after the last page.
+    // The span is exactly page_size() bytes (a short last page is zero-padded) and stays valid
+    // until the next call on this reader.
+    Expected<std::span<const uint8_t>> next();
+
+    // Page INDEX (< page_count()), same validity rules; does not move position().
+    Expected<std::span<const uint8_t>> page(uint64_t index);
+
+    // A stable offset for page INDEX: the file offset for uncompressed data; for compressed data
+    // the CPU data offset + INDEX * page_size (a virtual offset, as libtracecmd reports).
+    uint64_t page_offset(uint64_t index) const noexcept { return data_offset_ + index * page_size_; }
+
+  private:
+    friend class TraceDatReader;
+
+    struct Chunk {
+        uint64_t file_offset;  // of the chunk's 8-byte header
+        uint64_t data_begin;   // uncompressed offset of its first byte
+        uint32_t zsize;
+        uint32_t size;
+    };
+
+    CpuPageReader() = default;
+    Expected<std::span<const uint8_t>> load(uint64_t index);
+    Status load_chunk(size_t chunk);
+    void touched(uint64_t offset, uint64_t len) noexcept;
+
+    std::shared_ptr<const MappedFile> file_;
+    Compression compression_ = Compression::none;
+    std::unique_ptr<Decompressor> decompressor_;
+    uint32_t cpu_ = 0;
+    uint32_t page_size_ = 0;
+    uint64_t data_offset_ = 0;
+    uint64_t data_size_ = 0;
+    uint64_t page_count_ = 0;
+    uint64_t position_ = 0;
+    std::vector<Chunk> chunks_;
+    size_t current_chunk_ = SIZE_MAX;
+    std::vector<uint8_t> chunk_buf_;  // the one decompressed chunk
+    std::vector<uint8_t> zbuf_;       // compressed bytes in pread mode
+    std::vector<uint8_t> page_buf_;   // a padded last page / pread-mode page
+    // File range read from the mapping since the last release (RSS stays bounded in mapped mode).
+    uint64_t touched_lo_ = UINT64_MAX;
+    uint64_t touched_hi_ = 0;
+    uint64_t decompressions_ = 0;
+};
+
+}  // namespace ringscope::io

@@ -1,0 +1,56 @@
+// A read-only byte source over a file: mmap for regular files (zero copy), pread for anything that
+// cannot be mapped, and a full read into memory for pipes and other unseekable inputs.
+#pragma once
+
+#include <ringscope/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace ringscope::io {
+
+class MappedFile {
+  public:
+    enum class Mode : uint8_t { mapped, pread, memory };
+
+    // Opens PATH read-only. ALLOW_MMAP = false forces pread mode for regular files (tests, and
+    // files that may shrink under the reader). Errors: Errc::io with the errno text.
+    static Expected<std::shared_ptr<MappedFile>> open(const std::string& path, bool allow_mmap = true);
+    // Wraps bytes already in memory (tests, generated files); NAME is used in errors.
+    static std::shared_ptr<MappedFile> from_bytes(std::vector<uint8_t> bytes, std::string name);
+
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const std::string& path() const noexcept { return path_; }
+    uint64_t size() const noexcept { return size_; }
+    Mode mode() const noexcept { return mode_; }
+
+    // The whole file when it is in memory (mapped or memory mode), else empty.
+    std::span<const uint8_t> bytes() const noexcept { return {data_, data_ ? size_ : 0}; }
+
+    // LEN bytes at OFFSET: a view into the mapping, or read into SCRATCH (resized) in pread mode.
+    // Errors: Errc::truncated (range past the end, with the offset), Errc::io.
+    Expected<std::span<const uint8_t>> read(uint64_t offset, size_t len, std::vector<uint8_t>& scratch) const;
+
+    // Tells the kernel a mapped range will not be needed soon (drops it from this process's RSS;
+    // the page cache keeps it). No-op unless mapped.
+    void release(uint64_t offset, uint64_t len) const noexcept;
+
+  private:
+    MappedFile() = default;
+
+    std::string path_;
+    int fd_ = -1;
+    uint64_t size_ = 0;
+    const uint8_t* data_ = nullptr;
+    Mode mode_ = Mode::memory;
+    std::vector<uint8_t> memory_;
+};
+
+}  // namespace ringscope::io

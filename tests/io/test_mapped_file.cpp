@@ -1,0 +1,99 @@
+// MappedFile: mapped regular files, memory mode for pipes, bounds-checked reads, release().
+#include "framework/io/mapped_file.hpp"
+#include "io_test_util.hpp"
+
+#include <sys/stat.h>
+#include <thread>
+
+using namespace ringscope;
+using namespace ringscope::io;
+
+TEST(MappedFile, RegularFileIsMappedAndReadsAreBounded) {
+    const std::string path = iotest::data("kvm/kvm-extra.dat");
+    const std::string want = iotest::slurp(path);
+    auto f = MappedFile::open(path);
+    ASSERT_TRUE(f) << f.error().to_string();
+    EXPECT_EQ((*f)->mode(), MappedFile::Mode::mapped);
+    ASSERT_EQ((*f)->size(), want.size());
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>((*f)->bytes().data()), want.size()), want);
+    std::vector<uint8_t> scratch;
+    auto mid = (*f)->read(1000, 24, scratch);
+    ASSERT_TRUE(mid);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(mid->data()), 24), want.substr(1000, 24));
+    EXPECT_TRUE(scratch.empty()) << "mapped reads do not copy";
+    auto tail = (*f)->read(want.size() - 4, 4, scratch);
+    ASSERT_TRUE(tail);
+    auto past = (*f)->read(want.size() - 4, 5, scratch);
+    ASSERT_FALSE(past);
+    EXPECT_EQ(past.error().code(), Errc::truncated);
+    EXPECT_EQ(past.error().offset(), static_cast<int64_t>(want.size() - 4));
+    EXPECT_EQ(past.error().file(), path);
+    auto way_past = (*f)->read(UINT64_MAX - 2, 8, scratch);
+    ASSERT_FALSE(way_past);
+    // release() keeps the contents readable.
+    (*f)->release(0, (*f)->size());
+    EXPECT_EQ(std::memcmp((*f)->bytes().data() + 5000, want.data() + 5000, 4096), 0);
+}
+
+TEST(MappedFile, MissingFileIsAnIoError) {
+    auto f = MappedFile::open("/nonexistent/file.dat");
+    ASSERT_FALSE(f);
+    EXPECT_EQ(f.error().code(), Errc::io);
+    EXPECT_EQ(f.error().file(), "/nonexistent/file.dat");
+    EXPECT_NE(f.error().message().find("No such file"), std::string::npos);
+}
+
+TEST(MappedFile, FifoIsReadIntoMemory) {
+    iotest::TempDir dir;
+    const std::string fifo = dir.file("pipe");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::string payload = iotest::slurp(iotest::data("kvm/kvm-extra.dat"));
+    std::thread writer([&] {
+        FILE* w = fopen(fifo.c_str(), "wb");
+        if (!w) return;
+        fwrite(payload.data(), 1, payload.size(), w);
+        fclose(w);
+    });
+    auto f = MappedFile::open(fifo);
+    writer.join();
+    ASSERT_TRUE(f) << f.error().to_string();
+    EXPECT_EQ((*f)->mode(), MappedFile::Mode::memory);
+    ASSERT_EQ((*f)->size(), payload.size());
+    EXPECT_EQ(std::memcmp((*f)->bytes().data(), payload.data(), payload.size()), 0);
+}
+
+TEST(MappedFile, FromBytes) {
+    auto f = MappedFile::from_bytes({1, 2, 3}, "name");
+    EXPECT_EQ(f->path(), "name");
+    EXPECT_EQ(f->size(), 3u);
+    std::vector<uint8_t> scratch;
+    auto r = f->read(1, 2, scratch);
+    ASSERT_TRUE(r);
+    EXPECT_EQ((*r)[1], 3);
+    auto empty = MappedFile::from_bytes({}, "e");
+    EXPECT_TRUE(empty->bytes().empty());
+    EXPECT_TRUE(empty->read(0, 0, scratch));
+    EXPECT_FALSE(empty->read(0, 1, scratch));
+}
+
+// The whole reader in pread mode (what happens where mmap fails) sees what the mapped reader sees.
+TEST(MappedFile, PreadModeReadsTheSameTrace) {
+    for (const char* rel : {"kvm-agent/host-vm2.dat", "io/multi-v6.dat", "io/multi-v7-none.dat"}) {
+        auto f = MappedFile::open(iotest::data(rel), false);
+        ASSERT_TRUE(f);
+        ASSERT_EQ((*f)->mode(), MappedFile::Mode::pread);
+        EXPECT_TRUE((*f)->bytes().empty());
+        auto a = TraceDatReader::open(std::shared_ptr<const MappedFile>(*f));
+        ASSERT_TRUE(a) << a.error().to_string();
+        auto b = TraceDatReader::open(iotest::data(rel));
+        ASSERT_TRUE(b);
+        EXPECT_EQ(a->metadata().kallsyms, b->metadata().kallsyms);
+        EXPECT_EQ(a->metadata().event_systems.size(), b->metadata().event_systems.size());
+        EXPECT_EQ(a->metadata().saved_cmdlines, b->metadata().saved_cmdlines);
+        EXPECT_EQ(a->metadata().options.cpustats, b->metadata().options.cpustats);
+        ASSERT_EQ(a->buffers().size(), b->buffers().size());
+        for (size_t i = 0; i < a->buffers().size(); ++i) {
+            EXPECT_EQ(iotest::buffer_pages(*a, i), iotest::buffer_pages(*b, i)) << rel << " buffer " << i;
+        }
+    }
+}
