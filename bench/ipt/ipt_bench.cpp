@@ -1,0 +1,323 @@
+// ipt_bench [--size-mb N] [-j THREADS] [--seed S]
+//
+// Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
+// libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
+//   packets  - decode every packet (ours: PacketDecoder::for_each; libipt: pt_pkt_next loop)
+//   next()   - ours one PacketDecoder::next() call per packet, like pt_pkt_next
+//   sync     - PSB search over the whole stream (pt_pkt_sync_forward loop)
+//   query    - a flow decoder's query loop (sync, cond/indirect branches, events, time)
+// and, with -j, ringscope's packet decoding split at PSBs over threads, merged in order.
+// Times are CPU time of the decoding thread (the machine is shared), best of three.
+#include <intel-pt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ipt/errors.hpp"
+#include "ipt/packet_decoder.hpp"
+#include "ipt/psb_search.hpp"
+#include "ipt/query_decoder.hpp"
+#include "ipt/trace_file.hpp"
+#include "ipt_stream_generator.hpp"
+
+namespace ri = ringscope::ipt;
+
+namespace {
+
+struct Result {
+    double seconds = 0;
+    uint64_t items = 0;  // packets, PSBs or queries
+    uint64_t check = 0;  // a checksum both decoders must agree on
+};
+
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+template <class F>
+Result timed(F&& f) {
+    Result best;
+    for (int i = 0; i < 3; ++i) {
+        double t0 = cpu_seconds();
+        Result r = f();
+        r.seconds = cpu_seconds() - t0;
+        if (i == 0 || r.seconds < best.seconds) best = r;
+    }
+    return best;
+}
+
+ri::Config our_config(const ri::TraceBytes& b) {
+    ri::Config c;
+    c.begin = b.begin();
+    c.end = b.end();
+    c.packets = ri::PacketSet::libipt_2_0_5;
+    c.mtc_freq = 3;
+    c.cpuid_0x15_eax = 1;
+    c.cpuid_0x15_ebx = 4;
+    return c;
+}
+
+pt_config their_config(const ri::TraceBytes& b) {
+    pt_config c;
+    std::memset(&c, 0, sizeof c);
+    c.size = sizeof c;
+    c.begin = const_cast<uint8_t*>(b.begin());
+    c.end = const_cast<uint8_t*>(b.end());
+    c.mtc_freq = 3;
+    c.cpuid_0x15_eax = 1;
+    c.cpuid_0x15_ebx = 4;
+    return c;
+}
+
+// The batch form (PacketDecoder::for_each).
+Result our_packets(const ri::Config& config) {
+    Result r;
+    ri::PacketDecoder d(config);
+    int err = d.sync_forward();
+    while (err >= 0) {
+        int size = d.for_each([&](uint64_t, const ri::Packet& p) {
+            ++r.items;
+            r.check += static_cast<uint64_t>(p.type);
+        });
+        if (size == -ri::pte_eos) break;
+        err = d.sync_forward();
+    }
+    return r;
+}
+
+// One next() call per packet, like pt_pkt_next.
+Result our_packets_next(const ri::Config& config) {
+    Result r;
+    ri::PacketDecoder d(config);
+    int err = d.sync_forward();
+    while (err >= 0) {
+        ri::Packet p;
+        int size;
+        while ((size = d.next(p)) > 0) {
+            ++r.items;
+            r.check += static_cast<uint64_t>(p.type);
+        }
+        if (size == -ri::pte_eos) break;
+        err = d.sync_forward();
+    }
+    return r;
+}
+
+Result their_packets(const pt_config& config) {
+    Result r;
+    pt_packet_decoder* d = pt_pkt_alloc_decoder(&config);
+    int err = pt_pkt_sync_forward(d);
+    while (err >= 0) {
+        pt_packet p;
+        int size;
+        while ((size = pt_pkt_next(d, &p, sizeof p)) > 0) {
+            ++r.items;
+            r.check += static_cast<uint64_t>(p.type);
+        }
+        if (size == -pte_eos) break;
+        err = pt_pkt_sync_forward(d);
+    }
+    pt_pkt_free_decoder(d);
+    return r;
+}
+
+Result our_sync(const ri::Config& config) {
+    Result r;
+    ri::PacketDecoder d(config);
+    uint64_t off = 0;
+    while (d.sync_forward() == 0) {
+        d.get_sync_offset(off);
+        ++r.items;
+        r.check += off;
+    }
+    return r;
+}
+
+Result their_sync(const pt_config& config) {
+    Result r;
+    pt_packet_decoder* d = pt_pkt_alloc_decoder(&config);
+    uint64_t off = 0;
+    while (pt_pkt_sync_forward(d) == 0) {
+        pt_pkt_get_sync_offset(d, &off);
+        ++r.items;
+        r.check += off;
+    }
+    pt_pkt_free_decoder(d);
+    return r;
+}
+
+// The query loop of a flow decoder; items counts answered queries, check sums their answers.
+template <class Sync, class Cond, class Ind, class Ev, class Time>
+Result query_loop(Sync sync, Cond cond, Ind ind, Ev ev, Time time) {
+    Result r;
+    int status = sync();
+    for (;;) {
+        if (status < 0) {
+            if (status == -pte_eos) break;
+            status = sync();
+            continue;
+        }
+        if (status & pts_event_pending) {
+            status = ev();
+        } else {
+            int taken = 0;
+            status = cond(&taken);
+            if (status >= 0) {
+                r.check += static_cast<uint64_t>(taken);
+            } else if (status == -pte_bad_query) {
+                uint64_t ip = 0;
+                status = ind(&ip);
+                if (status >= 0) r.check += ip;
+                if (status == -pte_bad_query) status = ev();
+            }
+        }
+        if (status >= 0) {
+            ++r.items;
+            r.check += time();
+        }
+    }
+    return r;
+}
+
+Result our_query(const ri::Config& config) {
+    ri::QueryDecoder q(config);
+    ri::QueryEvent e;
+    return query_loop([&] { return q.sync_forward(nullptr); }, [&](int* t) { return q.cond_branch(*t); },
+                      [&](uint64_t* ip) { return q.indirect_branch(*ip); }, [&] { return q.event(e); },
+                      [&] {
+                          uint64_t tsc = 0;
+                          q.time(tsc, nullptr, nullptr);
+                          return tsc;
+                      });
+}
+
+Result their_query(const pt_config& config) {
+    pt_query_decoder* q = pt_qry_alloc_decoder(&config);
+    pt_event e;
+    Result r = query_loop([&] { return pt_qry_sync_forward(q, nullptr); },
+                          [&](int* t) { return pt_qry_cond_branch(q, t); },
+                          [&](uint64_t* ip) { return pt_qry_indirect_branch(q, ip); },
+                          [&] { return pt_qry_event(q, &e, sizeof e); },
+                          [&] {
+                              uint64_t tsc = 0;
+                              pt_qry_time(q, &tsc, nullptr, nullptr);
+                              return tsc;
+                          });
+    pt_qry_free_decoder(q);
+    return r;
+}
+
+// Packets decoded in parallel: the stream is cut at PSBs into one part per thread; the parts'
+// results are merged in stream order.
+Result our_packets_parallel(const ri::Config& config, unsigned threads) {
+    std::vector<const uint8_t*> cuts{config.begin};
+    size_t total = static_cast<size_t>(config.end - config.begin);
+    for (unsigned i = 1; i < threads; ++i) {
+        const uint8_t* sync = nullptr;
+        const uint8_t* from = std::max(cuts.back(), config.begin + total * i / threads);
+        if (ri::sync_forward(&sync, from, config, true) < 0) break;
+        cuts.push_back(sync);
+    }
+    cuts.push_back(config.end);
+    std::vector<Result> parts(cuts.size() - 1);
+    std::vector<std::thread> pool;
+    for (size_t i = 0; i + 1 < cuts.size(); ++i) {
+        pool.emplace_back([&, i] {
+            ri::Config part = config;
+            part.begin = cuts[i];
+            part.end = cuts[i + 1];
+            parts[i] = our_packets(part);
+        });
+    }
+    for (auto& t : pool) t.join();
+    Result r;
+    for (auto& p : parts) {
+        r.items += p.items;
+        r.check += p.check;
+    }
+    return r;
+}
+
+void report(const char* what, const char* unit, double mb, const Result& ours, const Result& theirs) {
+    double our_mbs = mb / ours.seconds, their_mbs = mb / theirs.seconds;
+    std::printf("%-8s ringscope %8.1f MB/s %8.2f M%s/s | libipt %7.1f MB/s %7.2f M%s/s | x%.1f%s\n", what,
+                our_mbs, static_cast<double>(ours.items) / ours.seconds / 1e6, unit, their_mbs,
+                static_cast<double>(theirs.items) / theirs.seconds / 1e6, unit, our_mbs / their_mbs,
+                (ours.items == theirs.items && ours.check == theirs.check) ? "" : "  (RESULTS DIFFER)");
+    std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    size_t size_mb = 256;
+    unsigned threads = 0;
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--size-mb" && i + 1 < argc) {
+            size_mb = std::strtoul(argv[++i], nullptr, 0);
+        } else if (a == "-j" && i + 1 < argc) {
+            threads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
+        } else if (a == "--seed" && i + 1 < argc) {
+            seed = std::strtoull(argv[++i], nullptr, 0);
+        } else {
+            std::fprintf(stderr, "usage: %s [--size-mb N] [-j THREADS] [--seed S]\n", argv[0]);
+            return 2;
+        }
+    }
+    // A ~4 MiB base stream repeated: every copy starts with a PSB+, so the copies stay decodable.
+    ri::testing::GeneratorOptions o;
+    o.realistic = true;
+    o.segments = 1024;
+    o.body_packets = 1400;
+    std::vector<uint8_t> base = ri::testing::generate_stream(seed, o);
+    std::vector<uint8_t> all;
+    all.reserve(size_mb << 20);
+    while (all.size() + base.size() <= (size_mb << 20)) all.insert(all.end(), base.begin(), base.end());
+    if (all.empty()) all = base;
+    ri::TraceBytes bytes = ri::TraceBytes::copy(all.data(), all.size());
+    all.clear();
+    all.shrink_to_fit();
+    double mb = static_cast<double>(bytes.size()) / (1 << 20);
+    std::printf("stream: %.1f MiB (%zu-byte base x %zu), seed %" PRIu64 "\n", mb, base.size(),
+                bytes.size() / std::max<size_t>(base.size(), 1), seed);
+
+    ri::Config ours = our_config(bytes);
+    pt_config theirs = their_config(bytes);
+    Result p1 = timed([&] { return our_packets(ours); });
+    Result p2 = timed([&] { return their_packets(theirs); });
+    report("packets", "pkt", mb, p1, p2);
+    Result p3 = timed([&] { return our_packets_next(ours); });
+    report("next()", "pkt", mb, p3, p2);
+    Result s1 = timed([&] { return our_sync(ours); });
+    Result s2 = timed([&] { return their_sync(theirs); });
+    report("sync", "psb", mb, s1, s2);
+    Result q1 = timed([&] { return our_query(ours); });
+    Result q2 = timed([&] { return their_query(theirs); });
+    report("query", "q", mb, q1, q2);
+    if (threads > 1) {
+        // Wall time here: the point is the threads; run it when the cores are idle.
+        Result j;
+        for (int i = 0; i < 3; ++i) {
+            auto t0 = std::chrono::steady_clock::now();
+            Result r = our_packets_parallel(ours, threads);
+            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (i == 0 || r.seconds < j.seconds) j = r;
+        }
+        std::printf("packets -j%u ringscope %8.1f MB/s %8.2f Mpkt/s wall (%s the serial decode)\n", threads,
+                    mb / j.seconds, static_cast<double>(j.items) / j.seconds / 1e6,
+                    (j.items == p1.items && j.check == p1.check) ? "same packets as" : "DIFFERENT from");
+    }
+    return 0;
+}

@@ -1,0 +1,35 @@
+#include "ipt/command.hpp"
+
+#include "ipt/ptdump.hpp"
+#include "ipt/sync_report.hpp"
+
+namespace ringscope::ipt {
+namespace {
+
+void usage(std::FILE* f) {
+    std::fputs(
+        "usage: ringscope ipt dump [PTDUMP-OPTIONS] FILE.pt[:FROM[-TO]]\n"
+        "       ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n",
+        f);
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+    if (args.empty()) {
+        usage(err);
+        return 2;
+    }
+    std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (args[0] == "dump") return ptdump_main(rest, out, err);
+    if (args[0] == "sync") return sync_main(rest, out, err);
+    if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+        usage(out);
+        return 0;
+    }
+    std::fprintf(err, "ringscope ipt: unknown subcommand: %s\n", args[0].c_str());
+    usage(err);
+    return 2;
+}
+
+}  // namespace ringscope::ipt

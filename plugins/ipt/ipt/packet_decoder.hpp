@@ -1,0 +1,78 @@
+// The packet decoder (libipt's pt_packet_decoder): synchronizes onto PSBs and reads packets one by
+// one. Errors leave the position on the packet that failed.
+#pragma once
+
+#include <cstdint>
+
+#include "ipt/config.hpp"
+#include "ipt/errors.hpp"
+#include "ipt/packet.hpp"
+#include "ipt/packet_reader.hpp"
+
+namespace ringscope::ipt {
+
+class PacketDecoder {
+  public:
+    explicit PacketDecoder(const Config& config) noexcept : config_(config) {}
+
+    const Config& config() const noexcept { return config_; }
+
+    int sync_forward() noexcept;
+    int sync_backward() noexcept;
+    // Any offset in the buffer (or its end); no PSB is needed.
+    int sync_set(uint64_t offset) noexcept;
+    int get_offset(uint64_t& offset) const noexcept;
+    int get_sync_offset(uint64_t& offset) const noexcept;
+
+    // The next packet: its size, or a negative pte_* code.
+    int next(Packet& packet) noexcept {
+        if (!pos_) return -pte_nosync;
+        if (config_.end - pos_ >= 9) [[likely]] {
+            int fast = read_fast(packet, pos_);
+            if (fast > 0) {
+                pos_ += fast;
+                return fast;
+            }
+        }
+        PacketKind kind;
+        int size = fetch_kind(kind, pos_, config_);
+        if (size < 0) return size;
+        size = read_packet_kind(packet, kind, pos_, config_);
+        if (size < 0 || kind == PacketKind::cyc || kind == PacketKind::tma) [[unlikely]]
+            return finish_special(packet, kind, size);
+        pos_ += size;
+        return size;
+    }
+
+    // Decodes packets until one fails, calling f(offset, packet) for each: the batch form of
+    // next(), one inlined loop with no call per packet. Returns the error that stopped it (the
+    // position stays on that packet), e.g. -pte_eos at the end.
+    template <class F>
+    int for_each(F&& f) noexcept {
+        if (!pos_) return -pte_nosync;
+        const uint8_t* begin = config_.begin;
+        const uint8_t* end = config_.end;
+        for (;;) {
+            Packet packet;
+            const uint8_t* at = pos_;
+            int size = end - at >= 9 ? read_fast(packet, at) : 0;
+            if (size > 0) [[likely]] {
+                pos_ = at + size;
+            } else {
+                size = next(packet);
+                if (size < 0) return size;
+            }
+            f(static_cast<uint64_t>(at - begin), packet);
+        }
+    }
+
+  private:
+    int finish_special(Packet& packet, PacketKind kind, int size) noexcept;
+    int handle_skd007(Packet& packet) noexcept;
+
+    Config config_;
+    const uint8_t* pos_ = nullptr;
+    const uint8_t* sync_ = nullptr;
+};
+
+}  // namespace ringscope::ipt

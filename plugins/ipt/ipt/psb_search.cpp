@@ -1,0 +1,141 @@
+#include "ipt/psb_search.hpp"
+
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "ipt/errors.hpp"
+#include "ipt/packet.hpp"
+
+namespace ringscope::ipt {
+namespace {
+
+constexpr uint64_t kPatternLoHi = 0x0282028202820282ull;  // bytes 82 02 82 02 ...
+constexpr uint64_t kPatternHiLo = 0x8202820282028202ull;  // bytes 02 82 02 82 ...
+
+inline uint64_t load64(const uint8_t* p) noexcept {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+}
+
+inline bool is_pattern(uint64_t v) noexcept {
+    return v == kPatternLoHi || v == kPatternHiLo;
+}
+
+inline const uint8_t* align_up(const uint8_t* p) noexcept {
+    auto raw = reinterpret_cast<uintptr_t>(p);
+    return reinterpret_cast<const uint8_t*>((raw + 7) & ~uintptr_t{7});
+}
+
+inline const uint8_t* align_down(const uint8_t* p) noexcept {
+    return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{7});
+}
+
+// The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
+// SSE2 compares four 16-byte blocks per step; a 64-bit lane matches when both of its 32-bit halves
+// equal a pattern (both patterns repeat every 32 bits).
+const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
+#if defined(__SSE2__)
+    // Reach 16-byte alignment with one scalar word, if needed.
+    if ((reinterpret_cast<uintptr_t>(pos) & 15) != 0 && pos + 8 <= end) {
+        if (is_pattern(load64(pos))) return pos;
+        pos += 8;
+    }
+    const __m128i lohi = _mm_set1_epi32(static_cast<int>(0x02820282u));
+    const __m128i hilo = _mm_set1_epi32(static_cast<int>(0x82028202u));
+    while (end - pos >= 64) {
+        __m128i a = _mm_load_si128(reinterpret_cast<const __m128i*>(pos));
+        __m128i b = _mm_load_si128(reinterpret_cast<const __m128i*>(pos + 16));
+        __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(pos + 32));
+        __m128i d = _mm_load_si128(reinterpret_cast<const __m128i*>(pos + 48));
+        __m128i ma = _mm_or_si128(_mm_cmpeq_epi32(a, lohi), _mm_cmpeq_epi32(a, hilo));
+        __m128i mb = _mm_or_si128(_mm_cmpeq_epi32(b, lohi), _mm_cmpeq_epi32(b, hilo));
+        __m128i mc = _mm_or_si128(_mm_cmpeq_epi32(c, lohi), _mm_cmpeq_epi32(c, hilo));
+        __m128i md = _mm_or_si128(_mm_cmpeq_epi32(d, lohi), _mm_cmpeq_epi32(d, hilo));
+        __m128i any = _mm_or_si128(_mm_or_si128(ma, mb), _mm_or_si128(mc, md));
+        if (_mm_movemask_epi8(any) != 0) {
+            // Some 32-bit half matched: check the eight words exactly.
+            for (int i = 0; i < 64; i += 8)
+                if (is_pattern(load64(pos + i))) return pos + i;
+        }
+        pos += 64;
+    }
+#endif
+    for (; pos + 8 <= end; pos += 8)
+        if (is_pattern(load64(pos))) return pos;
+    return nullptr;
+}
+
+}  // namespace
+
+const uint8_t* find_psb(const uint8_t* pos, const Config& config) noexcept {
+    const uint8_t* begin = config.begin;
+    const uint8_t* end = config.end;
+    if (!pos) return nullptr;
+    // Beware: PSB is an extended opcode; the ext opcode of the next packet must not be taken as
+    // part of this PSB's pattern.
+    if (*pos != kOpcExt) pos++;
+    for (; pos + 1 < end; pos += 2)
+        if (pos[0] != kOpcExt || pos[1] != kExtPsb) break;
+    if (pos - begin < kPsbSize) return nullptr;
+    pos -= kPsbSize;
+    if (pos[0] != kOpcExt || pos[1] != kExtPsb) return nullptr;
+    if (end - pos < kPsbSize) return nullptr;
+    for (int i = 2; i < kPsbSize; i += 2)
+        if (pos[i] != kOpcExt || pos[i + 1] != kExtPsb) return nullptr;
+    return pos;
+}
+
+int sync_forward(const uint8_t** sync, const uint8_t* pos, const Config& config, bool skip_before) noexcept {
+    const uint8_t* begin = config.begin;
+    const uint8_t* end = config.end;
+    if (!sync || !pos || pos < begin || end < pos) return -pte_internal;
+    const uint8_t* start = pos;
+    pos = align_up(pos);
+    while (pos < end) {
+        const uint8_t* word = next_pattern_word(pos, end);
+        if (!word) break;
+        pos = word + 8;
+        const uint8_t* psb = find_psb(word, config);
+        if (!psb) continue;
+        if (skip_before && psb < start) continue;
+        *sync = psb;
+        return 0;
+    }
+    return -pte_eos;
+}
+
+int sync_backward(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept {
+    const uint8_t* begin = config.begin;
+    const uint8_t* end = config.end;
+    if (!sync || !pos || pos < begin || end < pos) return -pte_internal;
+    pos = align_down(pos);
+    for (;;) {
+        if (pos - begin < 8) return -pte_eos;
+        pos -= 8;
+        if (!is_pattern(load64(pos))) continue;
+        const uint8_t* psb = find_psb(pos, config);
+        if (!psb) continue;
+        *sync = psb;
+        return 0;
+    }
+}
+
+int sync_set(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept {
+    const uint8_t* begin = config.begin;
+    const uint8_t* end = config.end;
+    if (!sync || !pos) return -pte_internal;
+    if (pos < begin || end < pos) return -pte_eos;
+    if (end - pos < 2) return -pte_eos;
+    if (pos[0] != kOpcExt || pos[1] != kExtPsb) return -pte_nosync;
+    if (end - pos < kPsbSize) return -pte_eos;
+    for (int i = 2; i < kPsbSize; i += 2)
+        if (pos[i] != kOpcExt || pos[i + 1] != kExtPsb) return -pte_bad_packet;
+    *sync = pos;
+    return 0;
+}
+
+}  // namespace ringscope::ipt

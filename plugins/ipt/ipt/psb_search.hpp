@@ -1,0 +1,23 @@
+// Finding PSB packets the way libipt does: a PSB is found through an 8-byte word, aligned in
+// memory, that is all PSB pattern (02 82 repeated); the PSB is then located by walking to the end
+// of that run of pattern and stepping back one PSB. Matching libipt includes that alignment rule.
+#pragma once
+
+#include <cstdint>
+
+#include "ipt/config.hpp"
+
+namespace ringscope::ipt {
+
+// The PSB whose pattern run contains pos (pos is in the run), or nullptr.
+const uint8_t* find_psb(const uint8_t* pos, const Config& config) noexcept;
+
+// First PSB found from pos towards the end (pte_eos when none). With skip_before, a PSB that
+// starts before pos is passed over (libipt master); without, it is returned (libipt 2.0.5).
+int sync_forward(const uint8_t** sync, const uint8_t* pos, const Config& config, bool skip_before) noexcept;
+// First PSB found from pos towards the beginning.
+int sync_backward(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept;
+// pos must be a complete PSB: pte_eos outside the buffer, pte_nosync when it is no PSB.
+int sync_set(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept;
+
+}  // namespace ringscope::ipt

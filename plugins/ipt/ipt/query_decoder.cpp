@@ -1,0 +1,1138 @@
+#include "ipt/query_decoder.hpp"
+
+#include <array>
+#include <climits>
+#include <cstddef>
+
+#include "ipt/errors.hpp"
+#include "ipt/packet_decoder.hpp"
+#include "ipt/psb_search.hpp"
+
+namespace ringscope::ipt {
+namespace {
+
+// How each packet kind takes part in queries (libipt 2.0's decoder function flags).
+constexpr uint8_t flags_of(PacketKind k) {
+    constexpr uint8_t unknown = 1 << 0, pad = 1 << 1, psbend = 1 << 2, tip = 1 << 3, tnt = 1 << 4,
+                      fup = 1 << 5, event = 1 << 6, timing = 1 << 7;
+    switch (k) {
+        case PacketKind::bad:
+            return unknown;
+        case PacketKind::pad:
+            return pad;
+        case PacketKind::psb:
+            return 0;
+        case PacketKind::tip:
+            return tip;
+        case PacketKind::tnt_8:
+        case PacketKind::tnt_64:
+            return tnt;
+        case PacketKind::fup:
+            return fup;
+        case PacketKind::ovf:
+            return psbend | event;
+        case PacketKind::psbend:
+            return psbend;
+        case PacketKind::tsc:
+        case PacketKind::tma:
+        case PacketKind::mtc:
+        case PacketKind::cyc:
+            return timing;
+        case PacketKind::cbr:
+            return timing | event;
+        default:
+            return event;
+    }
+}
+
+constexpr std::array<uint8_t, 32> make_flags() {
+    std::array<uint8_t, 32> t{};
+    for (int i = 0; i <= static_cast<int>(PacketKind::trig); ++i)
+        t[static_cast<size_t>(i)] = flags_of(static_cast<PacketKind>(i));
+    return t;
+}
+constexpr std::array<uint8_t, 32> kFlagTable = make_flags();
+
+// Errors from configuration problems only make timing imprecise: libipt ignores them.
+inline int timing_error(int err) noexcept {
+    return (err < 0 && err != -pte_bad_config) ? err : 0;
+}
+
+}  // namespace
+
+const uint8_t QueryDecoder::kFlags[32] = {
+    kFlagTable[0],  kFlagTable[1],  kFlagTable[2],  kFlagTable[3],  kFlagTable[4],  kFlagTable[5],
+    kFlagTable[6],  kFlagTable[7],  kFlagTable[8],  kFlagTable[9],  kFlagTable[10], kFlagTable[11],
+    kFlagTable[12], kFlagTable[13], kFlagTable[14], kFlagTable[15], kFlagTable[16], kFlagTable[17],
+    kFlagTable[18], kFlagTable[19], kFlagTable[20], kFlagTable[21], kFlagTable[22], kFlagTable[23],
+    kFlagTable[24], kFlagTable[25], kFlagTable[26], kFlagTable[27], kFlagTable[28], kFlagTable[29],
+    kFlagTable[30], kFlagTable[31]};
+
+QueryDecoder::QueryDecoder(const Config& config) noexcept : config_(config) {
+    // libipt 2.0.5 does not know CFE, EVD and TRIG: they are unknown opcodes to its query layer.
+    config_.packets = PacketSet::libipt_2_0_5;
+    reset();
+}
+
+void QueryDecoder::reset() noexcept {
+    enabled_ = false;
+    consume_packet_ = false;
+    event_ = nullptr;
+    ip_.init();
+    tnt_.init();
+    time_.init();
+    last_time_.init();
+    tcal_.init();
+    evq_.init();
+}
+
+int QueryDecoder::fetch() noexcept {
+    have_next_ = false;
+    int status = fetch_kind(next_, pos_, config_);
+    if (status < 0) return status;
+    have_next_ = true;
+    return 0;
+}
+
+bool QueryDecoder::will_eos() const noexcept {
+    if (have_next_) return false;
+    // No next packet: either the trace ended or the fetch failed; fetch again to tell.
+    PacketKind kind;
+    return fetch_kind(kind, pos_, config_) == -pte_eos;
+}
+
+int QueryDecoder::status_flags() const noexcept {
+    int flags = 0;
+    // Events are only signalled once the user has used up the cached TNT bits.
+    if (tnt_.empty()) {
+        if (will_event()) flags |= pts_event_pending;
+        if (will_eos()) flags |= pts_eos;
+    }
+    return flags;
+}
+
+int QueryDecoder::provoke_fetch_error() const noexcept {
+    PacketKind kind;
+    int status = fetch_kind(kind, pos_, config_);
+    return status < 0 ? status : -pte_internal;
+}
+
+int QueryDecoder::read_ahead() noexcept {
+    for (;;) {
+        int status = fetch();
+        if (status) return status;
+        uint8_t f = next_flags();
+        if (f & (pdff_tip | pdff_tnt)) return 0;
+        if (will_event()) return 0;
+        status = decode(next_);
+        if (status) {
+            // A truncated status packet at the end: move past it and forget the next packet.
+            if (status == -pte_eos) {
+                pos_ = config_.end;
+                have_next_ = false;
+            }
+            return status;
+        }
+    }
+}
+
+int QueryDecoder::start(const uint8_t* pos, uint64_t* addr) noexcept {
+    reset();
+    sync_ = pos;
+    pos_ = pos;
+    int status = fetch();
+    if (status) return status;
+    if (next_ != PacketKind::psb) return -pte_nosync;
+    status = decode(next_);
+    if (status < 0) return status;
+    // Take the start address before reading ahead: an adjacent PSB+ may change the IP.
+    if (addr) {
+        if (ip_.query(addr) == 0) addr = nullptr;
+    }
+    status = read_ahead();
+    if (status < 0) return status;
+    int flags = status_flags();
+    if (ip_.query(addr) < 0 && addr) flags |= pts_ip_suppressed;
+    return flags;
+}
+
+int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
+    const uint8_t* pos = pos_ ? pos_ : config_.begin;
+    const uint8_t* sync = sync_;
+    if (pos == sync) pos += kPsbSize;
+    int status = ipt::sync_forward(&sync, pos, config_, false);
+    if (status < 0) return status;
+    return start(sync, ip);
+}
+
+int QueryDecoder::sync_backward(uint64_t* ip) noexcept {
+    const uint8_t* start_pos = pos_ ? pos_ : config_.end;
+    const uint8_t* search = start_pos;
+    for (;;) {
+        const uint8_t* sync = nullptr;
+        int status = ipt::sync_backward(&sync, search, config_);
+        if (status < 0) return status;
+        status = start(sync, ip);
+        if (status < 0 && status != -pte_eos) return status;
+        // An empty segment may bring us back to where we started; libipt 2.0.5 returns 0 here
+        // instead of the status bits.
+        if (status >= 0 && pos_ != start_pos) return status;
+        // A PSB+ cut by the end of the trace, or an empty segment: look further back. libipt
+        // 2.0.5 searches from the PSB it found; when that PSB is not below the search position
+        // (back-to-back PSBs) it finds it again forever, so step below the searched word instead.
+        if (sync < search) {
+            search = sync;
+        } else {
+            auto raw = reinterpret_cast<uintptr_t>(search) & ~uintptr_t{7};
+            const uint8_t* below = reinterpret_cast<const uint8_t*>(raw);
+            if (below - config_.begin < 8) return -pte_eos;
+            search = below - 8;
+        }
+    }
+}
+
+int QueryDecoder::sync_set(uint64_t* ip, uint64_t offset) noexcept {
+    const uint8_t* sync = nullptr;
+    if (static_cast<uint64_t>(config_.end - config_.begin) < offset) return -pte_eos;
+    int status = ipt::sync_set(&sync, config_.begin + offset, config_);
+    if (status < 0) return status;
+    return start(sync, ip);
+}
+
+int QueryDecoder::get_offset(uint64_t& offset) const noexcept {
+    if (!pos_) return -pte_nosync;
+    offset = static_cast<uint64_t>(pos_ - config_.begin);
+    return 0;
+}
+
+int QueryDecoder::get_sync_offset(uint64_t& offset) const noexcept {
+    if (!sync_) return -pte_nosync;
+    offset = static_cast<uint64_t>(sync_ - config_.begin);
+    return 0;
+}
+
+int QueryDecoder::cache_tnt() noexcept {
+    // The common case: the next packet is a TNT-8 and no event waits.
+    if (have_next_ && next_ == PacketKind::tnt_8) {
+        PacketTnt tnt;
+        tnt.payload = pos_[0] >> 1;
+        tnt.bit_size = static_cast<uint8_t>(63 - __builtin_clzll(tnt.payload | 1));
+        tnt.payload &= ~(1ull << tnt.bit_size);
+        event_ = nullptr;
+        int status = tnt_.add(tnt);
+        if (status < 0) return status;
+        pos_ += 1;
+        last_time_ = time_;
+        status = read_ahead();
+        if (status < 0 && status != -pte_eos) return status;
+        return 0;
+    }
+    for (;;) {
+        if (!have_next_) return provoke_fetch_error();
+        if (will_event()) return -pte_bad_query;
+        uint8_t f = next_flags();
+        if (f & pdff_tip) return -pte_bad_query;  // a TIP outside an event
+        event_ = nullptr;
+        int status = decode(next_);
+        if (status) return status;
+        if (event_) return -pte_event_ignored;
+        if (f & pdff_tnt) break;
+        status = read_ahead();
+        if (status) return status;
+    }
+    last_time_ = time_;
+    int status = read_ahead();
+    if (status < 0 && status != -pte_eos) return status;
+    return 0;
+}
+
+int QueryDecoder::cond_branch_slow(int& taken) noexcept {
+    if (tnt_.empty()) {
+        int status = cache_tnt();
+        if (status < 0) return status;
+    }
+    int q = tnt_.query();
+    if (q < 0) return q;
+    taken = q;
+    return status_flags();
+}
+
+int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
+    int flags = 0;
+    for (;;) {
+        if (!have_next_) return provoke_fetch_error();
+        if (will_event()) return -pte_bad_query;
+        event_ = nullptr;
+        uint8_t f = next_flags();
+        // A TNT while bits are still cached means the user lost track.
+        if ((f & pdff_tnt) && !tnt_.empty()) return -pte_bad_query;
+        int status = decode(next_);
+        if (status) return status;
+        if (event_) return -pte_event_ignored;
+        if (f & pdff_tip) {
+            uint64_t ip = 0;
+            if (ip_.query(&ip) < 0)
+                flags |= pts_ip_suppressed;
+            else
+                addr = ip;
+            break;
+        }
+        status = read_ahead();
+        if (status) return status;
+    }
+    last_time_ = time_;
+    int status = read_ahead();
+    if (status < 0 && status != -pte_eos) return status;
+    return flags | status_flags();
+}
+
+int QueryDecoder::event(QueryEvent& out) noexcept {
+    if (!tnt_.empty()) return -pte_bad_query;
+    for (;;) {
+        if (!have_next_) return provoke_fetch_error();
+        uint8_t f = next_flags();
+        // TIP and TNT only belong here as part of an event.
+        if ((f & (pdff_tip | pdff_tnt)) && !will_event()) return -pte_bad_query;
+        event_ = nullptr;
+        int status = decode(next_);
+        if (status) return status;
+        if (event_) {
+            out = *event_;
+            break;
+        }
+        status = read_ahead();
+        if (status) return status;
+    }
+    last_time_ = time_;
+    int status = read_ahead();
+    if (status < 0 && status != -pte_eos) return status;
+    return status_flags();
+}
+
+int QueryDecoder::event_time(QueryEvent& ev) const noexcept {
+    int status = time_.query_tsc(&ev.tsc, &ev.lost_mtc, &ev.lost_cyc);
+    if (status < 0) {
+        if (status != -pte_no_time) return status;
+    } else {
+        ev.has_tsc = true;
+    }
+    return 0;
+}
+
+int QueryDecoder::event_ip(uint64_t& ip, QueryEvent& ev) const noexcept {
+    int status = ip_.query(&ip);
+    if (status < 0) {
+        if (status == -pte_noip || status == -pte_ip_suppressed)
+            ev.ip_suppressed = true;
+        else
+            return status;
+    }
+    return 0;
+}
+
+int QueryDecoder::decode(PacketKind kind) noexcept {
+    switch (kind) {
+        case PacketKind::bad:
+            return -pte_bad_opc;
+        case PacketKind::pad:
+            pos_ += kPadSize;
+            return 0;
+        case PacketKind::psb:
+            return decode_psb();
+        case PacketKind::psbend:
+            return decode_psbend();
+        case PacketKind::tnt_8:
+        case PacketKind::tnt_64:
+            return decode_tnt(kind);
+        case PacketKind::tip:
+            return decode_tip();
+        case PacketKind::tip_pge:
+            return decode_tip_pge();
+        case PacketKind::tip_pgd:
+            return decode_tip_pgd();
+        case PacketKind::fup:
+            return decode_fup();
+        case PacketKind::mode:
+            return decode_mode();
+        case PacketKind::pip:
+            return decode_pip();
+        case PacketKind::ovf:
+            return decode_ovf();
+        case PacketKind::tsc:
+            return decode_tsc(false);
+        case PacketKind::cbr:
+            return decode_cbr(false);
+        case PacketKind::tma:
+            return decode_tma();
+        case PacketKind::mtc:
+            return decode_mtc();
+        case PacketKind::cyc:
+            return decode_cyc();
+        case PacketKind::stop:
+            return decode_stop();
+        case PacketKind::vmcs:
+            return decode_vmcs(false);
+        case PacketKind::mnt:
+            return decode_mnt(false);
+        case PacketKind::exstop:
+            return decode_exstop();
+        case PacketKind::mwait:
+            return decode_mwait();
+        case PacketKind::pwre:
+            return decode_pwre();
+        case PacketKind::pwrx:
+            return decode_pwrx();
+        case PacketKind::ptw:
+            return decode_ptw();
+        case PacketKind::cfe:
+        case PacketKind::evd:
+        case PacketKind::trig:
+            return -pte_bad_opc;
+    }
+    return -pte_internal;
+}
+
+// Inside PSB+; -pte_bad_context for a packet that does not belong there.
+int QueryDecoder::header(PacketKind kind) noexcept {
+    switch (kind) {
+        case PacketKind::bad:
+            return -pte_bad_opc;
+        case PacketKind::pad:
+            pos_ += kPadSize;
+            return 0;
+        case PacketKind::fup:
+            return header_fup();
+        case PacketKind::pip:
+            return header_pip();
+        case PacketKind::mode:
+            return header_mode();
+        case PacketKind::tsc:
+            return decode_tsc(true);
+        case PacketKind::cbr:
+            return decode_cbr(true);
+        case PacketKind::tma:
+            return decode_tma();
+        case PacketKind::mtc:
+            return decode_mtc();
+        case PacketKind::cyc:
+            return decode_cyc();
+        case PacketKind::vmcs:
+            return decode_vmcs(true);
+        case PacketKind::mnt:
+            return decode_mnt(true);
+        default:
+            return -pte_bad_context;
+    }
+}
+
+int QueryDecoder::read_psb_header() noexcept {
+    ip_.init();
+    for (;;) {
+        int status = fetch();
+        if (status) return status;
+        if (next_flags() & pdff_psbend) return 0;
+        status = header(next_);
+        if (status) return status;
+    }
+}
+
+int QueryDecoder::decode_psb() noexcept {
+    const uint8_t* pos = pos_;
+    Packet packet;
+    int size = read(packet, PacketKind::psb);
+    if (size < 0) return size;
+    pos_ += size;
+    int status = read_psb_header();
+    if (status < 0) {
+        // Back to the PSB so decoding may recover; drop the header's events.
+        pos_ = pos;
+        evq_.clear(evb_psbend);
+        next_ = PacketKind::psb;
+        have_next_ = true;
+        return status;
+    }
+    return 0;
+}
+
+int QueryDecoder::decode_ip(Packet& packet) noexcept {
+    int size = read_packet_kind(packet, next_, pos_, config_);
+    if (size < 0) return size;
+    int status = ip_.update(packet.payload.ip);
+    if (status < 0) return status;
+    return size;
+}
+
+int QueryDecoder::decode_tip() noexcept {
+    Packet packet;
+    int size = decode_ip(packet);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.dequeue(evb_tip);
+    if (ev) {
+        int status;
+        switch (ev->type) {
+            case EventKind::async_branch:
+                consume_packet_ = true;
+                status = event_ip(ev->ip, *ev);
+                break;
+            case EventKind::async_paging:
+            case EventKind::async_vmcs:
+            case EventKind::exec_mode:
+                status = event_ip(ev->ip, *ev);
+                break;
+            default:
+                status = -pte_bad_context;
+                break;
+        }
+        if (status < 0) return status;
+        event_ = ev;
+        if (evq_.pending(evb_tip)) return 0;
+        // Unless an event consumed it, the TIP stays for indirect_branch.
+        if (!consume_packet_) return 0;
+        consume_packet_ = false;
+    }
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_tnt(PacketKind kind) noexcept {
+    Packet packet;
+    int size = read(packet, kind);
+    if (size < 0) return size;
+    int status = tnt_.add(packet.payload.tnt);
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_tip_pge() noexcept {
+    Packet packet;
+    int size = decode_ip(packet);
+    if (size < 0) return size;
+    QueryEvent* ev = nullptr;
+    // The enabled event comes first; queued events bound to this TIP.PGE follow.
+    if (!consume_packet_) {
+        ev = evq_.standalone();
+        ev->type = EventKind::enabled;
+        if (ip_.query(&ev->ip) < 0) return -pte_bad_packet;
+        int status = event_time(*ev);
+        if (status < 0) return status;
+        // Drop TNT bits the user did not consume at the disable.
+        tnt_.init();
+        consume_packet_ = true;
+        enabled_ = true;
+    } else {
+        ev = evq_.dequeue(evb_tip);
+        if (ev) {
+            if (ev->type != EventKind::exec_mode) return -pte_bad_context;
+            int status = event_ip(ev->ip, *ev);
+            if (status < 0) return status;
+        }
+    }
+    if (!ev) return -pte_internal;
+    event_ = ev;
+    if (evq_.pending(evb_tip)) return 0;
+    if (!consume_packet_) return -pte_internal;
+    consume_packet_ = false;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_tip_pgd() noexcept {
+    Packet packet;
+    int size = decode_ip(packet);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.dequeue(evb_tip);
+    if (ev) {
+        switch (ev->type) {
+            case EventKind::async_branch: {
+                // An async branch that disables tracing becomes an async disable.
+                ev->type = EventKind::async_disabled;
+                int status = event_ip(ev->ip, *ev);
+                if (status < 0) return status;
+                break;
+            }
+            case EventKind::async_paging:
+            case EventKind::async_vmcs:
+            case EventKind::exec_mode:
+                // Tracing is off when these apply: no IP.
+                ev->ip_suppressed = true;
+                break;
+            default:
+                return -pte_bad_context;
+        }
+    } else {
+        ev = evq_.standalone();
+        ev->type = EventKind::disabled;
+        int status = event_ip(ev->ip, *ev);
+        if (status < 0) return status;
+        status = event_time(*ev);
+        if (status < 0) return status;
+    }
+    event_ = ev;
+    if (evq_.pending(evb_tip)) return 0;
+    enabled_ = false;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::check_erratum_bdm70(const uint8_t* pos) const noexcept {
+    PacketDecoder pkt(config_);
+    int status = pkt.sync_set(static_cast<uint64_t>(pos - config_.begin));
+    if (status < 0) return status;
+    for (;;) {
+        Packet packet;
+        status = pkt.next(packet);
+        if (status < 0) return status == -pte_eos ? 0 : status;
+        switch (packet.type) {
+            case PacketType::tip_pge:
+                return 1;
+            case PacketType::pad:
+            case PacketType::tsc:
+            case PacketType::cbr:
+            case PacketType::psbend:
+            case PacketType::pip:
+            case PacketType::mode:
+            case PacketType::vmcs:
+            case PacketType::tma:
+            case PacketType::mtc:
+            case PacketType::cyc:
+            case PacketType::mnt:
+                continue;
+            default:
+                return 0;
+        }
+    }
+}
+
+int QueryDecoder::header_fup() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::fup);
+    if (size < 0) return size;
+    if (config_.errata.bdm70 && !enabled_) {
+        // BDM70: a FUP in PSB+ right before the TIP.PGE that enables tracing is spurious.
+        int status = check_erratum_bdm70(pos_ + size);
+        if (status < 0) return status;
+        if (status) {
+            pos_ += size;
+            return 0;
+        }
+    }
+    int status = ip_.update(packet.payload.ip);
+    if (status < 0) return status;
+    if (packet.payload.ip.ipc != ipc_suppressed) enabled_ = true;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_fup() noexcept {
+    Packet packet;
+    int size = decode_ip(packet);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.dequeue(evb_fup);
+    if (ev) {
+        int status;
+        switch (ev->type) {
+            case EventKind::overflow:
+                consume_packet_ = true;
+                status = ip_.query(&ev->ip);  // no suppressed IP here
+                break;
+            case EventKind::tsx:
+                if (!ev->aborted) consume_packet_ = true;
+                status = event_ip(ev->ip, *ev);
+                break;
+            case EventKind::exstop:
+            case EventKind::mwait:
+            case EventKind::ptwrite:
+                consume_packet_ = true;
+                status = event_ip(ev->ip, *ev);
+                break;
+            default:
+                status = -pte_internal;
+                break;
+        }
+        if (status < 0) return status;
+        event_ = ev;
+        if (evq_.pending(evb_fup)) return 0;
+        if (!consume_packet_) return 0;
+        consume_packet_ = false;
+    } else {
+        // A FUP on its own starts an async branch that binds to the next TIP.
+        uint64_t ip = 0;
+        int status = ip_.query(&ip);
+        if (status < 0) return status;
+        ev = evq_.enqueue(evb_tip);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::async_branch;
+        ev->from = ip;
+        status = event_time(*ev);
+        if (status < 0) return status;
+    }
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_pip() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::pip);
+    if (size < 0) return size;
+    // Standalone, or bound to the TIP of an in-flight async branch.
+    QueryEvent* ev = evq_.find(evb_tip, EventKind::async_branch);
+    if (!ev) {
+        ev = evq_.standalone();
+        ev->type = EventKind::paging;
+        event_ = ev;
+    } else {
+        ev = evq_.enqueue(evb_tip);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::async_paging;
+    }
+    ev->cr3 = packet.payload.pip.cr3;
+    ev->non_root = packet.payload.pip.nr;
+    int status = event_time(*ev);
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::header_pip() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::pip);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.enqueue(evb_psbend);
+    if (!ev) return -pte_nomem;
+    ev->type = EventKind::async_paging;
+    ev->cr3 = packet.payload.pip.cr3;
+    ev->non_root = packet.payload.pip.nr;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::process_pending_psb_events() noexcept {
+    QueryEvent* ev = evq_.dequeue(evb_psbend);
+    if (!ev) return 0;
+    ev->status_update = true;
+    int status = event_time(*ev);
+    if (status < 0) return status;
+    switch (ev->type) {
+        case EventKind::async_paging:
+        case EventKind::exec_mode:
+        case EventKind::tsx:
+        case EventKind::async_vmcs:
+            status = event_ip(ev->ip, *ev);
+            if (status < 0) return status;
+            break;
+        case EventKind::cbr:
+            break;
+        case EventKind::mnt:
+            // Maintenance packets may appear anywhere: not a status update.
+            ev->status_update = false;
+            break;
+        default:
+            return -pte_internal;
+    }
+    event_ = ev;
+    return 1;
+}
+
+int QueryDecoder::event_ovf_disabled() noexcept {
+    QueryEvent* ev = evq_.standalone();
+    ev->type = EventKind::overflow;
+    // Tracing was disabled when the overflow resolved.
+    ev->ip_suppressed = true;
+    enabled_ = false;
+    event_ = ev;
+    return event_time(*ev);
+}
+
+// After an OVF: the offset just past the FUP it binds to, 0 when tracing resumes disabled, or an
+// error.
+int QueryDecoder::find_ovf_fup() const noexcept {
+    uint64_t begin = static_cast<uint64_t>(pos_ - config_.begin);
+    PacketDecoder pkt(config_);
+    int status = pkt.sync_set(begin);
+    if (status < 0) return status;
+    for (;;) {
+        Packet packet;
+        status = pkt.next(packet);
+        if (status < 0) return status;
+        switch (packet.type) {
+            case PacketType::fup: {
+                uint64_t end = 0;
+                status = pkt.get_offset(end);
+                if (status < 0) return status;
+                if (end <= begin) return -pte_overflow;
+                if (end - begin > INT_MAX) return -pte_overflow;
+                return static_cast<int>(end - begin);
+            }
+            case PacketType::invalid:
+                return -pte_bad_opc;
+            case PacketType::unknown:
+            case PacketType::pad:
+            case PacketType::mnt:
+            case PacketType::cbr:
+            case PacketType::tsc:
+            case PacketType::tma:
+            case PacketType::mtc:
+            case PacketType::cyc:
+                continue;
+            case PacketType::psbend:
+            case PacketType::tip:
+            case PacketType::tip_pgd:
+            case PacketType::tnt_8:
+            case PacketType::tnt_64:
+                return -pte_bad_context;
+            default:
+                return 0;
+        }
+    }
+}
+
+int QueryDecoder::decode_ovf() noexcept {
+    int status = process_pending_psb_events();
+    if (status < 0) return status;
+    if (status) return 0;
+    // Start over, keeping only the time.
+    TimeState time = time_;
+    reset();
+    time_ = time;
+    pos_ += kOvfSize;
+    // The overflow binds to a FUP if it resolved with tracing enabled, else to TIP.PGE.
+    int offset = find_ovf_fup();
+    if (offset <= 0) {
+        // An overflow at the end of the trace is standalone.
+        if (offset < 0 && offset != -pte_eos) return offset;
+        return event_ovf_disabled();
+    }
+    QueryEvent* ev = evq_.enqueue(evb_fup);
+    if (!ev) return -pte_internal;
+    ev->type = EventKind::overflow;
+    enabled_ = true;
+    return event_time(*ev);
+}
+
+int QueryDecoder::decode_mode() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::mode);
+    if (size < 0) return size;
+    const PacketMode& m = packet.payload.mode;
+    int status = 0;
+    if (m.leaf == ModeLeaf::exec) {
+        QueryEvent* ev = evq_.enqueue(evb_tip);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::exec_mode;
+        ev->exec_mode = exec_mode_of(m);
+        status = event_time(*ev);
+    } else {
+        QueryEvent* ev;
+        if (!enabled_) {
+            // Standalone while tracing is disabled, without an IP.
+            ev = evq_.standalone();
+            ev->ip = 0;
+            ev->ip_suppressed = true;
+            event_ = ev;
+        } else {
+            ev = evq_.enqueue(evb_fup);
+            if (!ev) return -pte_nomem;
+        }
+        ev->type = EventKind::tsx;
+        ev->speculative = m.intx;
+        ev->aborted = m.abrt;
+        status = event_time(*ev);
+    }
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::header_mode() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::mode);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.enqueue(evb_psbend);
+    if (!ev) return -pte_nomem;
+    const PacketMode& m = packet.payload.mode;
+    if (m.leaf == ModeLeaf::exec) {
+        ev->type = EventKind::exec_mode;
+        ev->exec_mode = exec_mode_of(m);
+    } else {
+        ev->type = EventKind::tsx;
+        ev->speculative = m.intx;
+        ev->aborted = m.abrt;
+    }
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_psbend() noexcept {
+    int status = process_pending_psb_events();
+    if (status < 0) return status;
+    if (status) return 0;
+    pos_ += kPsbendSize;
+    return 0;
+}
+
+int QueryDecoder::decode_tsc(bool in_header) noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::tsc);
+    if (size < 0) return size;
+    uint64_t tsc = packet.payload.tsc;
+    int status = timing_error(in_header ? tcal_.header_tsc(tsc) : tcal_.update_tsc(tsc));
+    if (status < 0) return status;
+    status = timing_error(time_.update_tsc(tsc));
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_cbr(bool in_header) noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::cbr);
+    if (size < 0) return size;
+    uint8_t ratio = packet.payload.cbr;
+    int status =
+        timing_error(in_header ? tcal_.header_cbr(ratio, config_) : tcal_.update_cbr(ratio, config_));
+    if (status < 0) return status;
+    status = timing_error(time_.update_cbr(ratio));
+    if (status < 0) return status;
+    QueryEvent* ev;
+    if (in_header) {
+        ev = evq_.enqueue(evb_psbend);
+        if (!ev) return -pte_nomem;
+    } else {
+        ev = evq_.standalone();
+        event_ = ev;
+    }
+    ev->type = EventKind::cbr;
+    ev->ratio = ratio;
+    if (!in_header) {
+        status = event_time(*ev);
+        if (status < 0) return status;
+    }
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_tma() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::tma);
+    if (size < 0) return size;
+    int status = timing_error(time_.update_tma(packet.payload.tma, config_));
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_mtc() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::mtc);
+    if (size < 0) return size;
+    int status = timing_error(tcal_.update_mtc(packet.payload.mtc, config_));
+    if (status < 0) return status;
+    status = timing_error(time_.update_mtc(packet.payload.mtc, config_));
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::apply_cyc(uint64_t cyc) noexcept {
+    int status = timing_error(tcal_.update_cyc(cyc));
+    if (status < 0) return status;
+    // Without calibration yet, a ratio of 0 makes the time layer count a lost CYC.
+    uint64_t fcr = 0;
+    status = tcal_.get_fcr(fcr);
+    if (status < 0) {
+        if (status != -pte_no_time) return status;
+        fcr = 0;
+    }
+    return timing_error(time_.update_cyc(cyc, config_, fcr));
+}
+
+int QueryDecoder::decode_cyc() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::cyc);
+    if (size < 0) return size;
+    if (config_.errata.skd007 && size == 2) {
+        // SKD007: a partial CYC overlapping an OVF; skip to the OVF.
+        auto payload = static_cast<uint16_t>(packet.payload.cyc);
+        const uint8_t* p = pos_ + size;
+        if ((payload & ~0x1f) == 0x20 && p < config_.end && *p == 0xf3) {
+            pos_ += 1;
+            return 0;
+        }
+    }
+    int status = apply_cyc(packet.payload.cyc);
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_stop() noexcept {
+    QueryEvent* ev = evq_.standalone();
+    ev->type = EventKind::stop;
+    event_ = ev;
+    int status = event_time(*ev);
+    if (status < 0) return status;
+    pos_ += kStopSize;
+    return 0;
+}
+
+int QueryDecoder::decode_vmcs(bool in_header) noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::vmcs);
+    if (size < 0) return size;
+    uint64_t base = packet.payload.vmcs_base;
+    if (in_header) {
+        QueryEvent* ev = evq_.enqueue(evb_psbend);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::async_vmcs;
+        ev->base = base;
+        pos_ += size;
+        return 0;
+    }
+    // With an in-flight async paging event, the VMCS event goes first: it takes the paging
+    // event's place and the paging event moves to the end.
+    if (QueryEvent* paging = evq_.find(evb_tip, EventKind::async_paging)) {
+        QueryEvent* moved = evq_.enqueue(evb_tip);
+        if (!moved) return -pte_nomem;
+        *moved = *paging;
+        paging->type = EventKind::async_vmcs;
+        paging->base = base;
+        // libipt's union puts the VMCS IP where the paging event kept its non-root bit.
+        paging->ip = paging->non_root;
+        pos_ += size;
+        return 0;
+    }
+    if (evq_.find(evb_tip, EventKind::async_branch)) {
+        QueryEvent* ev = evq_.enqueue(evb_tip);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::async_vmcs;
+        ev->base = base;
+        pos_ += size;
+        return 0;
+    }
+    QueryEvent* ev = evq_.standalone();
+    ev->type = EventKind::vmcs;
+    ev->base = base;
+    event_ = ev;
+    int status = event_time(*ev);
+    if (status < 0) return status;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_mnt(bool in_header) noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::mnt);
+    if (size < 0) return size;
+    QueryEvent* ev;
+    if (in_header) {
+        ev = evq_.enqueue(evb_psbend);
+        if (!ev) return -pte_nomem;
+    } else {
+        ev = evq_.standalone();
+        event_ = ev;
+    }
+    ev->type = EventKind::mnt;
+    ev->payload = packet.payload.mnt;
+    if (!in_header) {
+        int status = event_time(*ev);
+        if (status < 0) return status;
+    }
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_exstop() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::exstop);
+    if (size < 0) return size;
+    QueryEvent* ev;
+    if (packet.payload.exstop_ip) {
+        ev = evq_.enqueue(evb_fup);
+        if (!ev) return -pte_internal;
+    } else {
+        ev = evq_.standalone();
+        ev->ip_suppressed = true;
+        ev->ip = 0;
+        event_ = ev;
+    }
+    ev->type = EventKind::exstop;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_mwait() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::mwait);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.enqueue(evb_fup);
+    if (!ev) return -pte_internal;
+    ev->type = EventKind::mwait;
+    ev->hints = packet.payload.mwait.hints;
+    ev->ext = packet.payload.mwait.ext;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_pwre() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::pwre);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.standalone();
+    ev->type = EventKind::pwre;
+    ev->state = packet.payload.pwre.state;
+    ev->sub_state = packet.payload.pwre.sub_state;
+    ev->hw = packet.payload.pwre.hw;
+    event_ = ev;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_pwrx() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::pwrx);
+    if (size < 0) return size;
+    QueryEvent* ev = evq_.standalone();
+    ev->type = EventKind::pwrx;
+    ev->last = packet.payload.pwrx.last;
+    ev->deepest = packet.payload.pwrx.deepest;
+    ev->interrupt = packet.payload.pwrx.interrupt;
+    ev->store = packet.payload.pwrx.store;
+    ev->autonomous = packet.payload.pwrx.autonomous;
+    event_ = ev;
+    pos_ += size;
+    return 0;
+}
+
+int QueryDecoder::decode_ptw() noexcept {
+    Packet packet;
+    int size = read(packet, PacketKind::ptw);
+    if (size < 0) return size;
+    int pls = ptw_size(packet.payload.ptw.plc);
+    if (pls < 0) return pls;
+    QueryEvent* ev;
+    if (packet.payload.ptw.ip) {
+        ev = evq_.enqueue(evb_fup);
+        if (!ev) return -pte_internal;
+    } else {
+        ev = evq_.standalone();
+        ev->ip_suppressed = true;
+        event_ = ev;
+    }
+    ev->type = EventKind::ptwrite;
+    ev->size = static_cast<uint8_t>(pls);
+    ev->payload = packet.payload.ptw.payload;
+    pos_ += size;
+    return 0;
+}
+
+const char* event_kind_name(EventKind kind) noexcept {
+    static constexpr const char* kNames[] = {
+        "enabled",   "disabled", "async_disabled", "async_branch", "paging",     "async_paging", "overflow",
+        "exec_mode", "tsx",      "stop",           "vmcs",         "async_vmcs", "exstop",       "mwait",
+        "pwre",      "pwrx",     "ptwrite",        "tick",         "cbr",        "mnt"};
+    auto i = static_cast<size_t>(kind);
+    return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "unknown";
+}
+
+}  // namespace ringscope::ipt

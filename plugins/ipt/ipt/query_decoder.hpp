@@ -1,0 +1,143 @@
+// The query decoder (libipt's pt_query_decoder, as of libipt 2.0.5): answers "was this branch
+// taken", "where did this indirect branch go" and "what happened here" in trace order, with the
+// same return values, status bits and event order as libipt. Two libipt 2.0.5 defects are not
+// copied: sync_backward returns status bits, and every sync search terminates.
+// Errata workarounds of the query layer (BDM70 and SKD007 are applied; SKD010, APL11, APL12 are
+// not) and the packets libipt 2.0.5 does not know (CFE, EVD, TRIG: unknown opcodes here) follow
+// 2.0.5.
+#pragma once
+
+#include <cstdint>
+
+#include "ipt/config.hpp"
+#include "ipt/event_queue.hpp"
+#include "ipt/last_ip.hpp"
+#include "ipt/packet_reader.hpp"
+#include "ipt/query_event.hpp"
+#include "ipt/timing.hpp"
+#include "ipt/tnt_cache.hpp"
+
+namespace ringscope::ipt {
+
+class QueryDecoder {
+  public:
+    explicit QueryDecoder(const Config& config) noexcept;
+
+    const Config& config() const noexcept { return config_; }
+
+    // On success a set of PtStatus bits; *ip gets the IP where tracing starts (pts_ip_suppressed
+    // when there is none). ip may be null.
+    int sync_forward(uint64_t* ip) noexcept;
+    int sync_backward(uint64_t* ip) noexcept;
+    int sync_set(uint64_t* ip, uint64_t offset) noexcept;
+    int get_offset(uint64_t& offset) const noexcept;
+    int get_sync_offset(uint64_t& offset) const noexcept;
+
+    int cond_branch(int& taken) noexcept {
+        // Bits left after this one: the status is 0 (events wait until the cache is used up).
+        if (tnt_.index > 1) [[likely]] {
+            taken = (tnt_.tnt & tnt_.index) != 0;
+            tnt_.index >>= 1;
+            return 0;
+        }
+        return cond_branch_slow(taken);
+    }
+    int indirect_branch(uint64_t& ip) noexcept;
+    int event(QueryEvent& event) noexcept;
+    int time(uint64_t& tsc, uint32_t* lost_mtc, uint32_t* lost_cyc) const noexcept {
+        return last_time_.query_tsc(&tsc, lost_mtc, lost_cyc);
+    }
+    int core_bus_ratio(uint32_t& cbr) const noexcept { return last_time_.query_cbr(&cbr); }
+
+  private:
+    enum Flag : uint8_t {
+        pdff_unknown = 1 << 0,
+        pdff_pad = 1 << 1,
+        pdff_psbend = 1 << 2,
+        pdff_tip = 1 << 3,
+        pdff_tnt = 1 << 4,
+        pdff_fup = 1 << 5,
+        pdff_event = 1 << 6,
+        pdff_timing = 1 << 7,
+    };
+
+    static const uint8_t kFlags[32];
+    uint8_t next_flags() const noexcept { return have_next_ ? kFlags[static_cast<uint8_t>(next_)] : 0; }
+    bool will_event() const noexcept {
+        if (!have_next_) return false;
+        uint8_t f = kFlags[static_cast<uint8_t>(next_)];
+        if (f & pdff_event) return true;
+        if (f & pdff_psbend) return evq_.pending(evb_psbend);
+        if (f & pdff_tip) return evq_.pending(evb_tip);
+        if (f & pdff_fup) return evq_.pending(evb_fup);
+        return false;
+    }
+
+    int cond_branch_slow(int& taken) noexcept;
+    void reset() noexcept;
+    int fetch() noexcept;
+    bool will_eos() const noexcept;
+    int status_flags() const noexcept;
+    int provoke_fetch_error() const noexcept;
+    int read_ahead() noexcept;
+    int start(const uint8_t* pos, uint64_t* addr) noexcept;
+    int cache_tnt() noexcept;
+
+    int decode(PacketKind kind) noexcept;
+    int header(PacketKind kind) noexcept;
+    int event_time(QueryEvent& ev) const noexcept;
+    int event_ip(uint64_t& ip, QueryEvent& ev) const noexcept;
+    int read(Packet& packet, PacketKind kind) const noexcept {
+        return read_packet_kind(packet, kind, pos_, config_);
+    }
+
+    int decode_psb() noexcept;
+    int read_psb_header() noexcept;
+    int decode_ip(Packet& packet) noexcept;
+    int decode_tip() noexcept;
+    int decode_tnt(PacketKind kind) noexcept;
+    int decode_tip_pge() noexcept;
+    int decode_tip_pgd() noexcept;
+    int decode_fup() noexcept;
+    int header_fup() noexcept;
+    int decode_pip() noexcept;
+    int header_pip() noexcept;
+    int decode_ovf() noexcept;
+    int decode_mode() noexcept;
+    int header_mode() noexcept;
+    int decode_psbend() noexcept;
+    int decode_tsc(bool in_header) noexcept;
+    int decode_cbr(bool in_header) noexcept;
+    int decode_tma() noexcept;
+    int decode_mtc() noexcept;
+    int decode_cyc() noexcept;
+    int decode_stop() noexcept;
+    int decode_vmcs(bool in_header) noexcept;
+    int decode_mnt(bool in_header) noexcept;
+    int decode_exstop() noexcept;
+    int decode_mwait() noexcept;
+    int decode_pwre() noexcept;
+    int decode_pwrx() noexcept;
+    int decode_ptw() noexcept;
+    int process_pending_psb_events() noexcept;
+    int event_ovf_disabled() noexcept;
+    int find_ovf_fup() const noexcept;
+    int check_erratum_bdm70(const uint8_t* pos) const noexcept;
+    int apply_cyc(uint64_t cyc) noexcept;
+
+    Config config_;
+    const uint8_t* pos_ = nullptr;
+    const uint8_t* sync_ = nullptr;
+    PacketKind next_ = PacketKind::bad;
+    bool have_next_ = false;
+    LastIp ip_;
+    TntCache tnt_;
+    TimeState time_, last_time_;
+    TimeCal tcal_;
+    EventQueue evq_;
+    QueryEvent* event_ = nullptr;  // the event the last decode published
+    bool enabled_ = false;
+    bool consume_packet_ = false;
+};
+
+}  // namespace ringscope::ipt

@@ -1,0 +1,20 @@
+// `ringscope ipt sync [--at OFF[,OFF...]] FILE`: the synchronization points a query decoder finds,
+// forward, backward and at given offsets, one line each (format in issue #7).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ipt/config.hpp"
+
+namespace ringscope::ipt {
+
+// Prints the three sections for config's buffer.
+void sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out);
+
+// The whole command; exit code 0, 1 (runtime error) or 2 (usage error).
+int sync_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
+
+}  // namespace ringscope::ipt

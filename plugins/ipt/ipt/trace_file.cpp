@@ -1,0 +1,67 @@
+#include "ipt/trace_file.hpp"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ringscope::ipt {
+namespace {
+
+uint8_t* allocate(size_t size) {
+    // At least one block so that begin() is never null for an empty range.
+    return static_cast<uint8_t*>(std::aligned_alloc(64, ((size + 63) / 64) * 64 + 64));
+}
+
+}  // namespace
+
+void TraceBytes::Free::operator()(uint8_t* p) const noexcept {
+    std::free(p);
+}
+
+TraceBytes TraceBytes::copy(const uint8_t* data, size_t size) {
+    TraceBytes t;
+    t.data_.reset(allocate(size));
+    if (size) std::memcpy(t.data_.get(), data, size);
+    t.size_ = size;
+    return t;
+}
+
+Expected<TraceBytes> TraceBytes::load(const std::string& path, uint64_t offset, uint64_t size) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return Error(Errc::io, "cannot open: " + std::string(std::strerror(errno))).in_file(path);
+    struct Closer {
+        std::FILE* f;
+        ~Closer() { std::fclose(f); }
+    } closer{f};
+    if (std::fseek(f, 0, SEEK_END) != 0)
+        return Error(Errc::io, "cannot seek: " + std::string(std::strerror(errno))).in_file(path);
+    long fsize = std::ftell(f);
+    if (fsize < 0)
+        return Error(Errc::io, "cannot tell size: " + std::string(std::strerror(errno))).in_file(path);
+    auto total = static_cast<uint64_t>(fsize);
+    // An empty file is an empty trace; any other offset must be inside the file.
+    if (total < offset || (total == offset && offset != 0))
+        return Error(Errc::invalid_argument, "offset past the end of the file")
+            .in_file(path)
+            .at_offset(static_cast<int64_t>(offset));
+    uint64_t end = total;
+    if (size) {
+        if (total - offset < size)
+            return Error(Errc::invalid_argument, "range past the end of the file")
+                .in_file(path)
+                .at_offset(static_cast<int64_t>(offset + size));
+        end = offset + size;
+    }
+    TraceBytes t;
+    t.size_ = static_cast<size_t>(end - offset);
+    t.data_.reset(allocate(t.size_));
+    if (!t.data_) return Error(Errc::io, "out of memory").in_file(path);
+    if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0 ||
+        std::fread(t.data_.get(), 1, t.size_, f) != t.size_)
+        return Error(Errc::io, "cannot read: " + std::string(std::strerror(errno))).in_file(path);
+    return t;
+}
+
+}  // namespace ringscope::ipt
