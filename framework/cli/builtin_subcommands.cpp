@@ -5,6 +5,13 @@ namespace ringscope::cli {
 const std::vector<Subcommand>& builtin_subcommands() {
     static const std::vector<Subcommand> table = {
         {"plugins", "list the loaded plugins and what they provide", &run_plugins},
+        {"report", "print the events of trace.dat files as trace-cmd report does", &run_report},
+        {"dump-pages", "walk the sub-buffers of a raw trace_pipe_raw capture", &run_dump_pages},
+        {"record", "record live events from tracefs into a trace.dat", &run_record},
+        {"extract", "save what the tracefs ring buffers hold now into a trace.dat", &run_extract},
+        {"stream", "print live events from tracefs as report prints them", &run_stream},
+        {"run", "run the analyses and outputs an ANALYSIS.yaml file describes", &run_run},
+        {"sql", "query a run's SQLite output with SQL", &run_sql},
     };
     return table;
 }

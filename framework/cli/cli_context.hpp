@@ -40,6 +40,13 @@ struct Subcommand {
 const std::vector<Subcommand>& builtin_subcommands();
 
 int run_plugins(CliContext& ctx, const std::vector<std::string>& args);
+int run_report(CliContext& ctx, const std::vector<std::string>& args);
+int run_dump_pages(CliContext& ctx, const std::vector<std::string>& args);
+int run_record(CliContext& ctx, const std::vector<std::string>& args);
+int run_extract(CliContext& ctx, const std::vector<std::string>& args);
+int run_stream(CliContext& ctx, const std::vector<std::string>& args);
+int run_run(CliContext& ctx, const std::vector<std::string>& args);
+int run_sql(CliContext& ctx, const std::vector<std::string>& args);
 
 
 }  // namespace ringscope::cli

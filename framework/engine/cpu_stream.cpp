@@ -46,7 +46,8 @@ bool CpuStream::fill_forward() {
                 rec_.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
                 rec_.offset = page_file_offset_ + r.offset;
                 // kbuffer reports the page's missed events only while its very first record is current.
-                rec_.missed = (first_in_page_ && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
+                rec_.missed =
+                    (first_in_page_ && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
                 first_in_page_ = false;
                 rec_.cpu = cpu();
                 has_ = true;
@@ -96,7 +97,8 @@ bool CpuStream::fill_back_page() {
             rec.size = r.size;
             rec.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
             rec.offset = page_file_offset_ + r.offset;
-            rec.missed = (back_page_.empty() && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
+            rec.missed =
+                (back_page_.empty() && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
             rec.cpu = cpu();
             back_page_.push_back(rec);
         }

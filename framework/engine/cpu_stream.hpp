@@ -15,9 +15,10 @@
 namespace ringscope::engine {
 
 class CpuStream {
-public:
+  public:
     // cpu_index: the position of this CPU in the file's CPU table (what time sync is keyed on).
-    CpuStream(io::CpuPageReader pages, const SubBufferLayout& layout, const TimeConverter* clock, int cpu_index);
+    CpuStream(io::CpuPageReader pages, const SubBufferLayout& layout, const TimeConverter* clock,
+              int cpu_index);
 
     int cpu() const noexcept { return static_cast<int>(pages_.cpu()); }
     int cpu_index() const noexcept { return cpu_index_; }
@@ -43,7 +44,7 @@ public:
     const Status& status() const noexcept { return status_; }
     uint64_t pages_read() const noexcept { return pages_read_; }
 
-private:
+  private:
     bool fill_forward();
     bool load_page(uint64_t index);
     bool fill_back_page();
@@ -54,7 +55,7 @@ private:
     const TimeConverter* clock_;
     int cpu_index_;
     SubBufferCursor cursor_;
-    uint64_t page_index_ = 0;   // next page to load (forward)
+    uint64_t page_index_ = 0;  // next page to load (forward)
     uint64_t page_file_offset_ = 0;
     const uint8_t* page_base_ = nullptr;
     bool page_open_ = false;
@@ -66,8 +67,8 @@ private:
 
     // Reverse mode: the decoded records of one page, walked from the end.
     std::vector<Record> back_page_;
-    size_t back_pos_ = 0;         // records left in back_page_ (the next is back_page_[back_pos_-1])
-    uint64_t back_next_page_ = 0; // pages left to load backwards
+    size_t back_pos_ = 0;          // records left in back_page_ (the next is back_page_[back_pos_-1])
+    uint64_t back_next_page_ = 0;  // pages left to load backwards
     bool back_mode_ = false;
 
     uint64_t pages_read_ = 0;

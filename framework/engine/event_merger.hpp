@@ -21,7 +21,7 @@ struct MergeSource {
 };
 
 class EventMerger {
-public:
+  public:
     void add(MergeSource source) { sources_.push_back(std::move(source)); }
     std::vector<MergeSource>& sources() noexcept { return sources_; }
 
@@ -68,14 +68,11 @@ public:
         for (auto& s : sources_) s.stream.seek_end();
     }
 
-    // The first error any stream met (streams stop at their first error; the others go on).
-    Status status() const {
-        for (const auto& s : sources_)
-            if (!s.stream.status()) return s.stream.status();
-        return Status::success();
-    }
+    // The first error any stream met (streams stop at their first error; the others go on),
+    // with the file it came from.
+    Status status() const;
 
-private:
+  private:
     std::vector<MergeSource> sources_;
 };
 

@@ -55,9 +55,13 @@ void PrintDispatch::print_info(const Event& ev, TextBuffer& out) {
     file_.formats().print_info(ev, out);
 }
 
-void PrintDispatch::print_default(const Event& ev, TextBuffer& out) { file_.formats().print_info(ev, out); }
+void PrintDispatch::print_default(const Event& ev, TextBuffer& out) {
+    file_.formats().print_info(ev, out);
+}
 
-void PrintDispatch::register_comm(int pid, std::string_view comm) { file_.register_comm(pid, comm); }
+void PrintDispatch::register_comm(int pid, std::string_view comm) {
+    file_.register_comm(pid, comm);
+}
 
 // One field's value as libtraceevent's tep_print_field() shows it.
 void PrintDispatch::print_field(const Event& ev, std::string_view field, TextBuffer& out) {

@@ -16,7 +16,7 @@ namespace ringscope::engine {
 class TraceFile;
 
 class PrintDispatch final : public PrintContext {
-public:
+  public:
     // `handlers` outlive the dispatch; their order is the priority order.
     PrintDispatch(TraceFile& file, std::span<EventHandler* const> handlers);
 
@@ -39,7 +39,7 @@ public:
     void print_field(const Event& ev, std::string_view field, TextBuffer& out) override;
     void register_comm(int pid, std::string_view comm) override;
 
-private:
+  private:
     struct PerType {
         std::vector<EventHandler*> overrides;
         bool raw = false;

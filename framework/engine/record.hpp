@@ -6,14 +6,14 @@
 namespace ringscope::engine {
 
 struct Record {
-    uint64_t ts = 0;          // after the file's clock conversions (what report prints)
-    uint64_t raw_ts = 0;      // as the ring buffer has it
+    uint64_t ts = 0;                // after the file's clock conversions (what report prints)
+    uint64_t raw_ts = 0;            // as the ring buffer has it
     const uint8_t* data = nullptr;  // payload, valid until the stream moves past its page
     uint32_t size = 0;
-    uint32_t record_size = 0; // payload + record header (kbuffer_curr_size)
-    uint64_t offset = 0;      // of the record header: page offset in the file + index in the page
-    int64_t missed = 0;       // events lost before this one on its CPU: 0, count, -1 unknown
-    int cpu = 0;              // the CPU id as recorded
+    uint32_t record_size = 0;  // payload + record header (kbuffer_curr_size)
+    uint64_t offset = 0;       // of the record header: page offset in the file + index in the page
+    int64_t missed = 0;        // events lost before this one on its CPU: 0, count, -1 unknown
+    int cpu = 0;               // the CPU id as recorded
 };
 
 }  // namespace ringscope::engine

@@ -12,7 +12,7 @@
 namespace ringscope::engine {
 
 class TimeConverter {
-public:
+  public:
     TimeConverter() = default;
     // From a file's options (TIME_SHIFT and TSC2NSEC), as libtracecmd loads them.
     static TimeConverter from_options(const io::TraceDatOptions& options);
@@ -47,14 +47,14 @@ public:
         return ret;
     }
 
-private:
+  private:
     struct Sample {
         int64_t time, offset, scaling, fraction;
     };
     uint64_t host_sync(uint64_t ts, int cpu) const noexcept;
     static uint64_t correct(uint64_t ts, bool interpolate, const Sample& lo, const Sample& hi) noexcept;
 
-public:
+  public:
     // Per-CPU samples as libtracecmd keeps them (tests build converters without a file).
     void set_time_shift(std::vector<std::vector<io::TimeShiftSample>> cpus, bool interpolate);
     void set_tsc2nsec(uint32_t mult, uint32_t shift) noexcept {
@@ -62,8 +62,7 @@ public:
         shift_ = shift;
     }
 
-private:
-
+  private:
     bool raw_ = false;
     double ts2secs_ = 0.0;
     uint32_t mult_ = 0;

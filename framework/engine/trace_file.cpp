@@ -39,8 +39,8 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     const io::TraceMetadata& md = f->reader_.metadata();
     const bool big = f->reader_.big_endian();
 
-    auto layout =
-        SubBufferLayout::from_header_page(md.header_page, big ? SubBufferEndian::big : SubBufferEndian::little);
+    auto layout = SubBufferLayout::from_header_page(md.header_page,
+                                                    big ? SubBufferEndian::big : SubBufferEndian::little);
     if (!layout) return std::move(layout).error().in_file(path);
     f->layout_ = *layout;
 
@@ -48,7 +48,8 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     // as unknown. The errors are kept for diagnostics.
     f->formats_ = std::make_unique<format::FormatCatalog>(static_cast<int>(f->layout_.long_size), big);
     for (const auto& text : md.ftrace_formats) {
-        if (auto t = f->formats_->add_format(text, "ftrace"); !t) f->format_errors_.push_back(t.error().to_string());
+        if (auto t = f->formats_->add_format(text, "ftrace"); !t)
+            f->format_errors_.push_back(t.error().to_string());
     }
     for (const auto& sys : md.event_systems) {
         for (const auto& text : sys.formats) {
@@ -72,12 +73,14 @@ void TraceFile::setup_clock(const OpenOptions& options) {
     const io::TraceDatOptions& o = reader_.options();
     clock_ = TimeConverter::from_options(o);
     clock_.set_raw(options.raw_ts);
+    use_trace_clock_ = o.trace_clock.has_value();
     if (options.ts2secs_hz) {
         clock_.set_ts2secs_hz(options.ts2secs_hz);
         use_trace_clock_ = false;
     }
-    // DATE (microseconds, "0x..." text) and OFFSET (nanoseconds) add up, as libtracecmd reads them.
-    int64_t offset = 0;
+    // DATE (microseconds, "0x..." text) and OFFSET (nanoseconds) add to the user's offset, as
+    // libtracecmd reads them.
+    int64_t offset = options.ts_offset;
     if (!options.raw_ts) {
         if (o.date && !options.ignore_date) offset += std::strtoll(o.date->c_str(), nullptr, 0) * 1000;
         if (o.offset) offset += std::strtoll(o.offset->c_str(), nullptr, 0);
@@ -92,8 +95,8 @@ void TraceFile::setup_clock(const OpenOptions& options) {
         const bool tsc_mult = !options.raw_ts && o.tsc2nsec && o.tsc2nsec->mult != 0;
         if (!tsc_mult) {
             const std::string& c = trace_clock_;
-            if (c != "local" && c != "global" && c != "uptime" && c != "perf" && c.compare(0, 4, "mono") != 0 &&
-                c != "tsc2nsec" && c != "tai")
+            if (c != "local" && c != "global" && c != "uptime" && c != "perf" &&
+                c.compare(0, 4, "mono") != 0 && c != "tsc2nsec" && c != "tai")
                 in_usecs_ = false;
         }
     }

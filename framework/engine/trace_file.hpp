@@ -24,14 +24,15 @@
 namespace ringscope::engine {
 
 struct OpenOptions {
-    bool raw_ts = false;      // --raw-ts: timestamps as recorded (no shift, multiplier or offset)
-    uint64_t ts2secs_hz = 0;  // --ts2secs HZ
-    bool ignore_date = false; // --nodate: leave the DATE option out of the offset
+    bool raw_ts = false;       // --raw-ts: timestamps as recorded (no shift, multiplier or offset)
+    uint64_t ts2secs_hz = 0;   // --ts2secs HZ
+    bool ignore_date = false;  // --nodate: leave the DATE option out of the offset
+    int64_t ts_offset = 0;     // --ts-offset: added to the offset the file's options give
     bool load_kallsyms = true;
 };
 
 class TraceFile final : public TraceContext {
-public:
+  public:
     // `shared` answers domains this file does not hold itself (guests, plugin resolvers); may be null.
     // Errors name the file and the byte offset.
     static Expected<std::unique_ptr<TraceFile>> open(const std::string& path, const OpenOptions& options,
@@ -52,7 +53,7 @@ public:
     const std::string& trace_clock() const noexcept { return trace_clock_; }
     // libtracecmd's TRACECMD_FL_IN_USECS: times print as seconds with decimals (else raw counts).
     bool in_usecs() const noexcept { return in_usecs_; }
-    // libtracecmd's use_trace_clock: false once --ts2secs gave a frequency.
+    // libtracecmd's use_trace_clock: the file has a TRACECLOCK option and no --ts2secs was given.
     bool use_trace_clock() const noexcept { return use_trace_clock_; }
 
     size_t buffer_count() const noexcept { return reader_.buffers().size(); }
@@ -66,7 +67,8 @@ public:
 
     // TraceContext
     std::string_view comm(int pid) const override { return comms_.get(pid); }
-    void register_comm(int pid, std::string_view comm) override { comms_.set(pid, comm); }
+    // As libtraceevent's tep_register_comm: a pid keeps the first name it got.
+    void register_comm(int pid, std::string_view comm) override { comms_.add(pid, comm); }
     const EventType* type_by_id(uint32_t id) const override { return formats_->by_id(id); }
     const EventType* find_type(std::string_view system, std::string_view name) const override {
         return formats_->find(system, name);
@@ -77,10 +79,10 @@ public:
     int long_size() const override { return layout_.long_size; }
     bool big_endian() const override { return reader_.big_endian(); }
 
-private:
+  private:
     // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
     class LayeredResolvers final : public ResolverService {
-    public:
+      public:
         LayeredResolvers(symbols::ResolverRegistry& own, const ResolverService* shared)
             : own_(own), shared_(shared) {}
         void add(std::string domain, std::shared_ptr<const SymbolResolver> r) override {
@@ -90,7 +92,7 @@ private:
         bool has(std::string_view domain) const override;
         std::vector<std::string> domains() const override;
 
-    private:
+      private:
         symbols::ResolverRegistry& own_;
         const ResolverService* shared_;
     };
@@ -106,7 +108,7 @@ private:
     TimeConverter clock_;
     std::string trace_clock_;
     bool in_usecs_ = true;
-    bool use_trace_clock_ = true;
+    bool use_trace_clock_ = false;
     CommTable comms_;
     symbols::ResolverRegistry own_resolvers_;
     LayeredResolvers resolver_view_;

@@ -1,0 +1,52 @@
+#include "framework/output/output_buffer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+namespace ringscope::output {
+
+OutputBuffer::OutputBuffer(std::FILE* out, size_t capacity)
+    : out_(out),
+      fd_(fileno(out)),
+      buf_(new char[std::max<size_t>(capacity, 4096)]),
+      cap_(std::max<size_t>(capacity, 4096)) {}
+
+OutputBuffer::~OutputBuffer() {
+    flush();
+}
+
+bool OutputBuffer::flush() {
+    if (failed_) {
+        len_ = 0;
+        return false;
+    }
+    // Whatever went to the FILE* before (headers printed with stdio) must come first.
+    std::fflush(out_);
+    size_t done = 0;
+    while (done < len_) {
+        ssize_t n = ::write(fd_, buf_.get() + done, len_ - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            failed_ = true;
+            errno_ = errno;
+            break;
+        }
+        done += static_cast<size_t>(n);
+    }
+    len_ = 0;
+    return !failed_;
+}
+
+void OutputBuffer::slow_append(std::string_view s) {
+    while (!s.empty()) {
+        if (len_ == cap_) flush();
+        size_t k = std::min(s.size(), cap_ - len_);
+        std::memcpy(buf_.get() + len_, s.data(), k);
+        len_ += k;
+        s.remove_prefix(k);
+    }
+}
+
+}  // namespace ringscope::output

@@ -1,0 +1,181 @@
+// CpuStream: records in order with kbuffer's timestamps, the missed-events rule, corrupt pages
+// (records before the bad one are delivered, then an error with the file offset), and reverse.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "framework/engine/cpu_stream.hpp"
+#include "framework/engine/trace_file.hpp"
+#include "test_trace.hpp"
+
+namespace ringscope::engine {
+namespace {
+
+using test::PageBuilder;
+
+uint32_t tag_of(const Record& r) {
+    uint32_t t;
+    std::memcpy(&t, r.data, 4);
+    return t;
+}
+
+struct Seen {
+    uint64_t ts;
+    uint32_t tag;
+    int64_t missed;
+};
+
+std::vector<Seen> forward(CpuStream& s) {
+    std::vector<Seen> out;
+    while (const Record* r = s.peek()) {
+        out.push_back({r->ts, tag_of(*r), r->missed});
+        s.advance();
+    }
+    return out;
+}
+
+std::vector<Seen> backward(CpuStream& s) {
+    std::vector<Seen> out;
+    s.seek_end();
+    while (const Record* r = s.peek_back()) {
+        out.push_back({r->ts, tag_of(*r), r->missed});
+        s.advance_back();
+    }
+    return out;
+}
+
+std::unique_ptr<TraceFile> open(const std::string& path) {
+    auto f = TraceFile::open(path, OpenOptions{});
+    EXPECT_TRUE(f) << (f ? "" : f.error().to_string());
+    return f ? std::move(*f) : nullptr;
+}
+
+TEST(CpuStream, ForwardTimestampsTimeExtendsAndMissedEvents) {
+    for (bool zstd : {false, true}) {
+        auto path = test::write_trace(
+            {{
+                PageBuilder(1000).event(1000, 1).event(1005, 2).event(1000 + (uint64_t{5} << 27), 3).build(),
+                PageBuilder(900000000000).missed(7).event(900000000010, 4).event(900000000020, 5).build(),
+                PageBuilder(900000001000).missed(-1).event(900000001000, 6).build(),
+            }},
+            zstd);
+        auto f = open(path);
+        ASSERT_TRUE(f);
+        auto streams = f->open_streams(0);
+        ASSERT_TRUE(streams);
+        ASSERT_EQ(streams->size(), 1u);
+        auto seen = forward((*streams)[0]);
+        ASSERT_EQ(seen.size(), 6u);
+        const uint64_t want_ts[] = {1000,         1005,         1000 + (uint64_t{5} << 27),
+                                    900000000010, 900000000020, 900000001000};
+        const int64_t want_missed[] = {0, 0, 0, 7, 0, -1};
+        for (size_t i = 0; i < 6; ++i) {
+            EXPECT_EQ(seen[i].ts, want_ts[i]) << i;
+            EXPECT_EQ(seen[i].tag, i + 1) << i;
+            EXPECT_EQ(seen[i].missed, want_missed[i]) << i;
+        }
+        EXPECT_TRUE((*streams)[0].status());
+    }
+}
+
+TEST(CpuStream, MissedEventsOnlyWhenTheFirstRecordIsAnEvent) {
+    // kbuffer reports the page's lost events only while the first record of the data is the
+    // current one: after a leading time extend, the first event does not carry them.
+    auto path = test::write_trace({{
+        PageBuilder(100).event(100, 1).build(),
+        PageBuilder(200).missed(3).event(200 + (uint64_t{1} << 28), 2).build(),
+    }});
+    auto f = open(path);
+    ASSERT_TRUE(f);
+    auto streams = f->open_streams(0);
+    ASSERT_TRUE(streams);
+    auto seen = forward((*streams)[0]);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[1].missed, 0);
+}
+
+TEST(CpuStream, ReverseIsForwardReversed) {
+    auto path = test::write_trace({{
+                                      PageBuilder(10).event(10, 1).event(10, 2).event(30, 3).build(),
+                                      PageBuilder(40).missed(2).event(40, 4).event(41, 5).build(),
+                                      PageBuilder(50).build(),  // an empty page
+                                      PageBuilder(60).event(70, 6).build(),
+                                  }},
+                                  true);
+    auto f = open(path);
+    ASSERT_TRUE(f);
+    auto streams = f->open_streams(0);
+    ASSERT_TRUE(streams);
+    auto fw = forward((*streams)[0]);
+    auto bw = backward((*streams)[0]);
+    ASSERT_EQ(fw.size(), 6u);
+    ASSERT_EQ(bw.size(), fw.size());
+    for (size_t i = 0; i < fw.size(); ++i) {
+        EXPECT_EQ(bw[fw.size() - 1 - i].tag, fw[i].tag);
+        EXPECT_EQ(bw[fw.size() - 1 - i].ts, fw[i].ts);
+        EXPECT_EQ(bw[fw.size() - 1 - i].missed, fw[i].missed);
+    }
+    // rewind() starts again at the first record.
+    (*streams)[0].rewind();
+    EXPECT_EQ(forward((*streams)[0]).size(), 6u);
+}
+
+TEST(CpuStream, CorruptPageMidFileStopsWithTheFileOffset) {
+    auto path = test::write_trace({{
+        PageBuilder(10).event(10, 1).event(20, 2).build(),
+        PageBuilder(30).event(30, 3).raw_commit(100000).build(),  // data size past the page
+        PageBuilder(40).event(40, 4).build(),
+    }});
+    auto f = open(path);
+    ASSERT_TRUE(f);
+    auto streams = f->open_streams(0);
+    ASSERT_TRUE(streams);
+    CpuStream& s = (*streams)[0];
+    auto seen = forward(s);
+    ASSERT_EQ(seen.size(), 2u);
+    ASSERT_FALSE(s.status());
+    const auto& cpu = f->reader().buffers()[0].cpus[0];
+    EXPECT_GE(s.status().error().offset(), static_cast<int64_t>(cpu.offset + 4096));
+    EXPECT_LT(s.status().error().offset(), static_cast<int64_t>(cpu.offset + 2 * 4096));
+    // The error stays: peeking again does not go on past the bad page.
+    EXPECT_EQ(s.peek(), nullptr);
+}
+
+TEST(CpuStream, RecordRunningPastTheDataIsAnError) {
+    PageBuilder p(10);
+    p.event(10, 1).event(20, 2);
+    // Commit covers the first record and half of the second.
+    auto path = test::write_trace({{p.raw_commit(8 + 6).build()}});
+    auto f = open(path);
+    ASSERT_TRUE(f);
+    auto streams = f->open_streams(0);
+    ASSERT_TRUE(streams);
+    auto seen = forward((*streams)[0]);
+    EXPECT_EQ(seen.size(), 1u);
+    EXPECT_FALSE((*streams)[0].status());
+}
+
+TEST(CpuStream, CommittedTracesReverseEqualsForward) {
+    for (const char* name :
+         {"traces/basic.dat", "traces/dropped.dat", "traces/instances.dat", "traces/formats-v6.dat"}) {
+        auto f = open(test::data_path(name));
+        ASSERT_TRUE(f) << name;
+        for (size_t b = 0; b < f->buffer_count(); ++b) {
+            auto streams = f->open_streams(b);
+            ASSERT_TRUE(streams);
+            for (auto& s : *streams) {
+                auto fw = forward(s);
+                auto bw = backward(s);
+                ASSERT_EQ(fw.size(), bw.size()) << name;
+                for (size_t i = 0; i < fw.size(); ++i) {
+                    ASSERT_EQ(bw[fw.size() - 1 - i].ts, fw[i].ts);
+                    ASSERT_EQ(bw[fw.size() - 1 - i].missed, fw[i].missed);
+                }
+                EXPECT_TRUE(s.status());
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace ringscope::engine

@@ -1,0 +1,347 @@
+// `ringscope report` end to end, through the built binary:
+//  - the committed trace-cmd oracles of the cases that involve no plugin (-N, listings, errors);
+//  - when trace-cmd is installed, every case of cases.tsv with -N against a live trace-cmd run;
+//  - errors (one line naming the file and offset), exit codes, pinned trace-cmd quirks;
+//  - --format json / csv.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "framework/io/trace_dat_reader.hpp"
+#include "framework/io/trace_dat_writer.hpp"
+
+namespace {
+
+const std::string kBin = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
+const std::string kData = RINGSCOPE_TEST_DATA_DIR;
+
+struct CmdResult {
+    int rc = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+// Runs a shell command in tests/data; stdout and stderr captured.
+CmdResult run_shell(const std::string& cmd) {
+    char err_tmpl[] = "/tmp/ringscope-report-test.XXXXXX";
+    int fd = mkstemp(err_tmpl);
+    close(fd);
+    CmdResult r;
+    FILE* p = popen(("cd " + shell_quote(kData) + " && " + cmd + " 2>" + err_tmpl).c_str(), "r");
+    if (!p) return r;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    int status = pclose(p);
+    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.err = slurp(err_tmpl);
+    unlink(err_tmpl);
+    return r;
+}
+
+CmdResult report(const std::string& args) {
+    return run_shell(shell_quote(kBin) + " report " + args);
+}
+
+struct Case {
+    std::string name, args, expected;
+    int rc;
+};
+
+std::vector<Case> cases() {
+    std::vector<Case> out;
+    std::ifstream f(kData + "/traces/cases.tsv");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> cols;
+        std::stringstream ss(line);
+        std::string c;
+        while (std::getline(ss, c, '\t')) cols.push_back(c);
+        if (cols.size() < 4) continue;
+        out.push_back({cols[0], cols[1], cols[2], std::atoi(cols[3].c_str())});
+    }
+    return out;
+}
+
+std::string expected_output(const Case& c) {
+    if (c.expected.size() > 3 && c.expected.compare(c.expected.size() - 3, 3, ".xz") == 0)
+        return run_shell("xzcat " + shell_quote(c.expected)).out;
+    return slurp(kData + "/" + c.expected);
+}
+
+size_t identical_lines(const std::string& a, const std::string& b) {
+    std::stringstream sa(a), sb(b);
+    std::string la, lb;
+    size_t same = 0;
+    while (std::getline(sa, la) && std::getline(sb, lb)) same += la == lb;
+    return same;
+}
+
+// Cases whose output no plugin changes: their oracle must match byte for byte.
+bool plugin_free(const Case& c) {
+    static const std::regex re(
+        "(-N|-stat|-uname|-version|-cpus|-first-event|-last-event|-e|-E|-f|-P|-error.*)$|(^| )-N( |$)");
+    return std::regex_search(c.name, re) || std::regex_search(c.args, std::regex("(^| )-N( |$)"));
+}
+
+TEST(ReportConformance, PluginFreeOraclesMatch) {
+    auto all = cases();
+    if (all.empty()) GTEST_SKIP() << "no cases.tsv";
+    size_t checked = 0;
+    for (const auto& c : all) {
+        if (!plugin_free(c)) continue;
+        // ringscope keeps usage errors at exit 2 (trace-cmd's die() exits 255).
+        if (c.rc == 255) continue;
+        CmdResult r = report(c.args);
+        const std::string want = expected_output(c);
+        EXPECT_EQ(r.rc, c.rc) << c.name << ": " << r.err;
+        EXPECT_TRUE(r.out == want) << c.name << ": " << identical_lines(r.out, want) << " identical lines";
+        ++checked;
+    }
+    EXPECT_GT(checked, 10u);
+}
+
+TEST(ReportConformance, EveryCaseWithoutPluginsMatchesLiveTraceCmd) {
+    if (run_shell("command -v trace-cmd >/dev/null").rc != 0) GTEST_SKIP() << "trace-cmd not installed";
+    auto all = cases();
+    if (all.empty()) GTEST_SKIP() << "no cases.tsv";
+    for (const auto& c : all) {
+        CmdResult want =
+            run_shell("env -i PATH=/usr/bin:/bin HOME=/nonexistent LC_ALL=C trace-cmd report -N " + c.args);
+        if (want.rc >= 128 || want.rc == 255) continue;  // crashes / usage errors (exit 2 here)
+        CmdResult got = report("-N " + c.args);
+        EXPECT_EQ(got.rc, want.rc) << c.name << ": " << got.err;
+        EXPECT_TRUE(got.out == want.out)
+            << c.name << ": " << identical_lines(got.out, want.out) << " identical lines";
+    }
+}
+
+size_t event_lines(const std::string& text) {
+    size_t n = 0;
+    std::stringstream ss(text);
+    std::string l;
+    while (std::getline(ss, l)) n += l.rfind("cpus=", 0) != 0 && l.rfind("CPU:", 0) != 0;
+    return n;
+}
+
+TEST(ReportErrors, MissingFileIsOneLineExit1) {
+    CmdResult r = report("/nonexistent/trace.dat");
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+    EXPECT_NE(r.err.find("/nonexistent/trace.dat"), std::string::npos);
+    EXPECT_TRUE(r.out.empty());
+}
+
+TEST(ReportErrors, BadMagicAndTruncatedNameTheOffset) {
+    const std::string dir = std::filesystem::temp_directory_path() / "ringscope-report-errors";
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream(dir + "/garbage.dat") << "this is not a trace\n";
+        std::string whole = slurp(kData + "/traces/basic.dat");
+        std::ofstream(dir + "/trunc.dat", std::ios::binary) << whole.substr(0, whole.size() / 2);
+    }
+    for (const char* name : {"/garbage.dat", "/trunc.dat"}) {
+        CmdResult r = report(dir + name);
+        EXPECT_EQ(r.rc, 1) << name;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(dir + name), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("offset"), std::string::npos) << r.err;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(ReportErrors, CorruptPageMidFilePrintsWhatIsValidThenTheError) {
+    using namespace ringscope;
+    const std::string path = std::filesystem::temp_directory_path() / "ringscope-report-corrupt.dat";
+    auto reader = io::TraceDatReader::open(kData + "/traces/basic.dat");
+    ASSERT_TRUE(reader);
+    io::WriterConfig cfg;
+    cfg.compression = io::Compression::none;
+    ASSERT_TRUE(io::write_trace_dat_copy(*reader, path, cfg));
+    auto copy = io::TraceDatReader::open(path);
+    ASSERT_TRUE(copy);
+    const auto cpu0 = copy->buffers()[0].cpus[0];
+    const uint64_t bad_page = cpu0.offset + 2 * 4096;  // the third page of CPU 0
+    {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(static_cast<std::streamoff>(bad_page + 8));
+        const uint64_t commit = 1u << 20;  // a data size far past the page
+        f.write(reinterpret_cast<const char*>(&commit), 8);
+    }
+    CmdResult good = report("-N traces/basic.dat");
+    CmdResult r = report("-N " + path);
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+    // "FILE: offset N (0x...): ..." with N inside the bad page.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("offset ([0-9]+) ")));
+    const uint64_t at = std::stoull(m[1]);
+    EXPECT_GE(at, bad_page);
+    EXPECT_LT(at, bad_page + 4096);
+    // Everything printed is a line of the good output, in order; and something was printed.
+    EXPECT_GT(r.out.size(), 1000u);
+    std::stringstream got(r.out), want(good.out);
+    std::string lg, lw;
+    size_t matched = 0, total = 0;
+    while (std::getline(got, lg)) {
+        ++total;
+        while (std::getline(want, lw))
+            if (lw == lg) {
+                ++matched;
+                break;
+            }
+    }
+    EXPECT_EQ(matched, total);
+    std::filesystem::remove(path);
+}
+
+TEST(ReportErrors, UsageErrorsAreOneLineExit2) {
+    for (const char* args : {"--no-such-option traces/basic.dat", "--cpu x traces/basic.dat",
+                             "--cpu 3-1 traces/basic.dat", "-v -v traces/basic.dat",
+                             "--format xml traces/basic.dat", "--ts-offset 5 traces/basic.dat", "-F"}) {
+        CmdResult r = report(args);
+        EXPECT_EQ(r.rc, 2) << args;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << args;
+    }
+}
+
+TEST(ReportErrors, FilterErrorsExitLikeTraceCmd) {
+    CmdResult r = report("-F 'sched_switch: prev_pid ==' traces/basic.dat");  // trace-cmd 3.1.6 crashes here
+    EXPECT_EQ(r.rc, 22);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_NE(r.err.find("Error filtering"), std::string::npos);
+}
+
+// trace-cmd 3.1.6: --ts-offset (after -i) shifts the file of the last -i from the second input file
+// on; the first (or only) file's offset is lost.
+TEST(ReportQuirks, TsOffsetOnlyShiftsLaterFiles) {
+    CmdResult plain = report("-N -i traces/basic.dat");
+    CmdResult shifted = report("-N -i traces/basic.dat --ts-offset 1000000000");
+    EXPECT_EQ(shifted.rc, 0);
+    EXPECT_EQ(plain.out, shifted.out);
+    CmdResult first = report("-N -i traces/basic.dat --ts-offset 1000000000 -i traces/full.dat");
+    CmdResult none = report("-N -i traces/basic.dat -i traces/full.dat");
+    EXPECT_EQ(first.out, none.out);
+    CmdResult second = report("-N -i traces/basic.dat -i traces/full.dat --ts-offset 1000000000");
+    EXPECT_NE(second.out.find(" full.dat:        record.sh-9031  [001]   447.140401: sys_exit_write:"),
+              std::string::npos);
+    EXPECT_NE(second.out.find("basic.dat:        record.sh-8664  [000]   440.458074: print:"),
+              std::string::npos);
+}
+
+// trace-cmd 3.1.6 gives -F filters to the first input file only and --cpu to its first buffer only.
+TEST(ReportQuirks, FiltersAndCpuListOnlyReachTheFirstFile) {
+    CmdResult f = report("-N -F sched_switch -i traces/basic.dat -i traces/full.dat");
+    CmdResult full = report("-N traces/full.dat");
+    size_t basic_lines = 0, full_lines = 0, basic_other = 0;
+    std::stringstream ss(f.out);
+    std::string l;
+    while (std::getline(ss, l)) {
+        if (l.rfind("basic.dat: ", 0) == 0 && l.find("cpus=") == std::string::npos) {
+            ++basic_lines;
+            basic_other += l.find(" sched_switch: ") == std::string::npos;
+        }
+        if (l.rfind(" full.dat: ", 0) == 0 && l.find("cpus=") == std::string::npos) ++full_lines;
+    }
+    EXPECT_GT(basic_lines, 0u);
+    EXPECT_EQ(basic_other, 0u);
+    EXPECT_EQ(full_lines, event_lines(full.out));  // unfiltered
+    CmdResult c = report("-N --cpu 1 -i traces/basic.dat -i traces/full.dat");
+    EXPECT_EQ(c.out.find(" full.dat:        "), std::string::npos);
+    CmdResult inst = report("-N --cpu 0 traces/instances.dat");
+    EXPECT_EQ(inst.out.find("ringscope_a:  "), std::string::npos);
+}
+
+// A second positional file reads both, as -i A -i B (trace-cmd ignores it).
+TEST(ReportQuirks, SeveralPositionalFilesAreMerged) {
+    CmdResult a = report("-N traces/basic.dat traces/dropped.dat");
+    CmdResult b = report("-N -i traces/basic.dat -i traces/dropped.dat");
+    EXPECT_EQ(a.rc, 0);
+    EXPECT_EQ(a.out, b.out);
+}
+
+TEST(ReportFormats, JsonIsOneTypedObjectPerEvent) {
+    CmdResult text = report("-N traces/dropped.dat");
+    CmdResult r = report("-N --format json traces/dropped.dat");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::stringstream ss(r.out);
+    std::string line;
+    size_t n = 0, missed = 0;
+    bool saw_string_field = false;
+    while (std::getline(ss, line)) {
+        nlohmann::json j = nlohmann::json::parse(line);  // throws (fails the test) on bad JSON
+        ++n;
+        ASSERT_TRUE(j["ts"].is_number_unsigned());
+        ASSERT_TRUE(j["cpu"].is_number_integer());
+        ASSERT_TRUE(j["comm"].is_string());
+        ASSERT_TRUE(j["fields"].is_object());
+        ASSERT_TRUE(j["fields"]["common_pid"].is_number_integer());
+        EXPECT_EQ(j["fields"]["common_pid"].get<int64_t>(), j["pid"].get<int64_t>());
+        if (j["event"] == "sched_switch") {
+            EXPECT_TRUE(j["fields"]["prev_comm"].is_string());
+            saw_string_field = true;
+        }
+        if (j.contains("missed_before")) ++missed;
+    }
+    EXPECT_EQ(n, event_lines(text.out));
+    EXPECT_TRUE(saw_string_field);
+    EXPECT_GT(missed, 0u);  // dropped.dat has lost events mid-trace
+}
+
+TEST(ReportFormats, JsonEscapesStrings) {
+    CmdResult r = report("-N --format json -F print traces/full.dat");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::stringstream ss(r.out);
+    std::string line;
+    size_t n = 0;
+    while (std::getline(ss, line)) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        EXPECT_EQ(j["system"], "ftrace");
+        ++n;
+    }
+    EXPECT_GT(n, 0u);
+}
+
+TEST(ReportFormats, CsvHasAHeaderAndOneRowPerEvent) {
+    CmdResult text = report("-N traces/basic.dat");
+    CmdResult r = report("-N --format csv traces/basic.dat");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    std::stringstream ss(r.out);
+    std::string line;
+    ASSERT_TRUE(std::getline(ss, line));
+    EXPECT_EQ(line, "source,ts,cpu,pid,comm,system,event,missed_before,info");
+    size_t rows = 0;
+    while (std::getline(ss, line)) {
+        ++rows;
+        EXPECT_EQ(line.rfind("traces/basic.dat,", 0), 0u) << line;
+    }
+    EXPECT_EQ(rows, event_lines(text.out));
+}
+
+}  // namespace
