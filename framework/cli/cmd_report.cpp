@@ -25,6 +25,7 @@
 #include <ringscope/text_buffer.hpp>
 
 #include "framework/cli/cli_context.hpp"
+#include "framework/cli/report_decoded.hpp"
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/trace_set.hpp"
@@ -64,7 +65,8 @@ const char* const kUsage =
     "  --ts-offset NS, --ts2secs HZ, --ts-diff, --ts-check, --raw-ts, --align-ts, --nodate\n"
     "  --pid PID, --comm COMM, --kallsyms FILE\n"
     "  --guest-symbols [GUEST=]FILE   symbols for a guest's addresses (kvm plugin)\n"
-    "  --format text|json|csv         output format (default text)\n";
+    "  --format text|json|csv         output format (default text)\n"
+    "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n";
 
 struct InputSpec {
     std::string path;
@@ -93,6 +95,7 @@ struct Options {
     bool ts_diff = false, ts_check = false, raw_ts = false, align_ts = false, nodate = false;
     bool list_cpus = false, first_event = false, last_event = false;
     Format format = Format::text;
+    std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
 };
 
 // A usage error: one line on stderr, exit 2.
@@ -238,6 +241,7 @@ Options parse_args(const std::vector<std::string>& args) {
         {"ts-offset", true}, {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
         {"raw-ts", false},   {"align-ts", false},     {"help", false},        {"filter-test", false},
         {"format", true},    {"guest-symbols", true}, {"events", false},      {"event", true},
+        {"input-format", true},
         {"profile", false},  {"by-comm", false},      {"boundary", false},    {"debug", false},
     };
     auto handle_long = [&](std::string_view name, const std::string& arg) {
@@ -299,6 +303,8 @@ Options parse_args(const std::vector<std::string>& args) {
                 throw UsageError{"--format takes text, json or csv, not '" + arg + "'"};
         } else if (name == "guest-symbols") {
             o.guest_symbols.push_back(arg);
+        } else if (name == "input-format") {
+            o.input_format = arg;
         } else {
             throw UsageError{"--" + std::string(name) + " is not supported by ringscope report"};
         }
@@ -820,6 +826,13 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
         return kExitUsage;
     }
     if (o.no_plugins) ctx.no_plugins = true;
+    // Inputs that are not trace.dat go to the plugin decoder that claims them.
+    std::vector<std::string> paths;
+    for (const auto& in : o.inputs) paths.push_back(in.path);
+    if (wants_decoder(ctx, paths, o.input_format)) {
+        return report_decoded(ctx, paths, o.input_format,
+                              o.format == Format::json ? "json" : o.format == Format::csv ? "csv" : "text");
+    }
     ReportRun run(ctx, std::move(o));
     return run.run();
 }

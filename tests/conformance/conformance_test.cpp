@@ -7,7 +7,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <cstdio>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -90,6 +93,33 @@ XzArgs& xz_args() {
     return instance;
 }
 
+// traces/known-differences.tsv: CASE<TAB>MIN_SHARE<TAB>REASON. Cases that do not match yet, with
+// the share of identical lines they must keep; everything else must match byte for byte.
+struct KnownDifference {
+    double min_share = 0;
+    std::string reason;
+};
+
+const KnownDifference* known_difference(const std::string& case_name) {
+    static const std::map<std::string, KnownDifference> known = [] {
+        std::map<std::string, KnownDifference> m;
+        std::ifstream in(kData + "/traces/known-differences.tsv");
+        std::string line;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::istringstream fields(line);
+            std::string name, share, reason;
+            std::getline(fields, name, '\t');
+            std::getline(fields, share, '\t');
+            std::getline(fields, reason);
+            m[name] = {std::stod(share), reason};
+        }
+        return m;
+    }();
+    auto it = known.find(case_name);
+    return it == known.end() ? nullptr : &it->second;
+}
+
 std::string command_line(const std::string& program, const std::vector<std::string>& args) {
     std::string s = program;
     for (const auto& a : args) s += a.find(' ') == std::string::npos ? " " + a : " '" + a + "'";
@@ -110,9 +140,22 @@ void expect_output(const std::string& program, const std::vector<std::string>& r
     ASSERT_TRUE(r.error.empty()) << r.error << "\n  " << cmd;
     ASSERT_FALSE(r.timed_out) << "no result after " << kTimeoutSeconds << " s\n  " << cmd;
     Comparison c = compare_text(want, r.out);
-    EXPECT_TRUE(c.identical) << "case " << case_name << ": stdout differs from " << expected << "\n  " << cmd
-                             << "\n"
-                             << c.report << (r.err.empty() ? "" : "stderr:\n" + r.err.substr(0, 2000));
+    const KnownDifference* known = known_difference(case_name);
+    if (known && !c.identical) {
+        // A listed gap: it may not grow (the share of identical lines may not drop below the floor).
+        const double share = c.expected_lines ? static_cast<double>(c.same_position) / c.expected_lines : 0.0;
+        EXPECT_GE(share + 1e-9, known->min_share)
+            << "case " << case_name << ": only " << share << " of the lines are identical, below the recorded "
+            << known->min_share << " (" << known->reason << ")\n  " << cmd << "\n" << c.report;
+        std::printf("[ KNOWN    ] %s: %.4f of %zu lines identical (floor %.4f): %s\n", case_name.c_str(), share,
+                    c.expected_lines, known->min_share, known->reason.c_str());
+    } else {
+        EXPECT_TRUE(c.identical) << "case " << case_name << ": stdout differs from " << expected << "\n  " << cmd
+                                 << "\n"
+                                 << c.report << (r.err.empty() ? "" : "stderr:\n" + r.err.substr(0, 2000));
+        EXPECT_FALSE(known) << "case " << case_name
+                            << " now matches: remove it from traces/known-differences.tsv";
+    }
     if (exit_code >= 0) {
         EXPECT_EQ(r.exit_code, exit_code) << "case " << case_name << ": exit code\n  " << cmd << "\n"
                                           << (r.err.empty() ? "" : "stderr:\n" + r.err.substr(0, 2000));

@@ -15,6 +15,9 @@
 #include <ringscope/resolver.hpp>
 #include <ringscope/trace.hpp>
 
+// make_resolver_service() and load_symbol_file(): declared for <ringscope/resolver.hpp>, where
+// they move; until then from the symbols framework's header (same namespace, same library).
+
 namespace {
 
 // Names the guest function of an address, prefixed with what the current event is.
@@ -88,7 +91,7 @@ int main(int argc, char** argv) {
         line.appendf(" [%03d] ", ev.cpu());
         line.append(ev.name());
         line.push_back('\t');
-        t.print_event_info(ev, line);
+        t.print_info(ev, line);  // with the plugins' print overrides, as tep_print_event
         line.push_back('\n');
         std::fwrite(line.data(), 1, line.size(), stdout);
         return 0;

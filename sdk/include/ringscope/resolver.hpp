@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <ringscope/error.hpp>
+
 namespace ringscope {
 
 struct Symbol {
@@ -50,5 +52,16 @@ public:
         return out;
     }
 };
+
+// A new, empty resolver service (the framework's): thread-safe reads, later registrations asked
+// first.
+std::unique_ptr<ResolverService> make_resolver_service();
+
+// Kallsyms text (/proc/kallsyms, System.map) as a resolver, with libtraceevent's look-up rules.
+// `origin` names the text in errors ("ORIGIN:LINE:COL: ...") and in describe().
+Expected<std::shared_ptr<const SymbolResolver>> parse_kallsyms(std::string_view text, std::string origin);
+
+// A symbol file by its content: ELF (vmlinux, .ko: symbol table via libelf) or kallsyms text.
+Expected<std::shared_ptr<const SymbolResolver>> load_symbol_file(const std::string& path);
 
 }  // namespace ringscope

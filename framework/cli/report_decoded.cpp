@@ -1,0 +1,247 @@
+#include "framework/cli/report_decoded.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include <ringscope/decoder.hpp>
+#include <ringscope/handler.hpp>
+
+#include "framework/format/format_catalog.hpp"
+#include "framework/output/event_record_writer.hpp"
+#include "framework/output/output_buffer.hpp"
+#include "framework/output/report_line_writer.hpp"
+#include "framework/symbols/resolver_registry.hpp"
+
+namespace ringscope::cli {
+namespace {
+
+constexpr char kTraceDatMagic[] = "\x17\x08\x44tracing";
+
+// An input file mapped read-only (decoders get the bytes and the fd).
+class MappedInput {
+public:
+    ~MappedInput() {
+        if (map_ && map_ != MAP_FAILED) ::munmap(map_, size_);
+        if (fd_ >= 0) ::close(fd_);
+    }
+    bool open(const std::string& path, std::string& error) {
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        struct stat st{};
+        if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
+            error = path + ": " + std::strerror(errno);
+            return false;
+        }
+        size_ = static_cast<size_t>(st.st_size);
+        if (S_ISREG(st.st_mode) && size_ > 0) {
+            map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+            if (map_ == MAP_FAILED) {
+                error = path + ": " + std::strerror(errno);
+                return false;
+            }
+        }
+        return true;
+    }
+    std::span<const uint8_t> bytes() const {
+        return map_ && map_ != MAP_FAILED ? std::span<const uint8_t>(static_cast<const uint8_t*>(map_), size_)
+                                          : std::span<const uint8_t>();
+    }
+    int fd() const { return fd_; }
+
+private:
+    int fd_ = -1;
+    void* map_ = nullptr;
+    size_t size_ = 0;
+};
+
+bool is_trace_dat(std::span<const uint8_t> head) {
+    return head.size() >= sizeof kTraceDatMagic - 1 && std::memcmp(head.data(), kTraceDatMagic, sizeof kTraceDatMagic - 1) == 0;
+}
+
+Decoder* choose(CliContext& ctx, std::span<const uint8_t> head, std::string_view input_format) {
+    Decoder* best = nullptr;
+    int best_score = 0;
+    for (const auto& d : ctx.plugins().decoders()) {
+        if (!input_format.empty()) {
+            if (d.decoder->format_name() == input_format) return d.decoder.get();
+            continue;
+        }
+        int score = d.decoder->probe(head);
+        if (score > best_score) {
+            best = d.decoder.get();
+            best_score = score;
+        }
+    }
+    return best;
+}
+
+// The kernel's format-file text for a decoder's event type, so the framework's print-fmt
+// evaluator prints its events as it prints kernel events.
+std::string format_text(const EventType& t) {
+    auto field_line = [](const FieldInfo& f) {
+        std::string decl;
+        size_t bracket = f.type.find('[');
+        if (bracket != std::string::npos && f.type.rfind("__data_loc", 0) != 0 && f.type.rfind("__rel_loc", 0) != 0)
+            decl = f.type.substr(0, bracket) + " " + f.name + f.type.substr(bracket);
+        else
+            decl = f.type + " " + f.name;
+        return "\tfield:" + decl + ";\toffset:" + std::to_string(f.offset) + ";\tsize:" + std::to_string(f.size) +
+               ";\tsigned:" + (f.is_signed() ? "1" : "0") + ";\n";
+    };
+    std::string s = "name: " + t.name + "\nID: " + std::to_string(t.id) + "\nformat:\n";
+    for (const auto& f : t.common_fields) s += field_line(f);
+    s += "\n";
+    for (const auto& f : t.fields) s += field_line(f);
+    s += "\nprint fmt: " + (t.print_fmt.empty() ? std::string("\"\"") : t.print_fmt) + "\n";
+    return s;
+}
+
+struct Input {
+    std::string path;
+    MappedInput file;
+    std::unique_ptr<EventStream> stream;
+    format::FormatCatalog catalog{8, false};
+    std::map<const EventType*, const EventType*> printable;  // decoder type -> catalog type
+    Event current;
+    bool has = false;
+};
+
+class DecodedPrintContext final : public PrintContext {
+public:
+    explicit DecodedPrintContext(Input*& current) : current_(current) {}
+    void print_default(const Event& ev, TextBuffer& out) override {
+        const EventType* t = current_->printable[ev.type_ptr()];
+        if (!t) return;
+        current_->catalog.print_info(Event(t, &ev.context(), ev.payload(), ev.timestamp(), ev.cpu()), out);
+    }
+    void print_field(const Event& ev, std::string_view field, TextBuffer& out) override {
+        FieldHandle h = ev.type().handle(field);
+        const FieldInfo* f = ev.type().find_field(field);
+        if (!h || !f) return;
+        if (f->is_string())
+            out.append(ev.str(h));
+        else
+            out.append_int(ev.integer(h));
+    }
+    // A decoded input's task names are its decoder's (its stream hands out a read-only context).
+    void register_comm(int, std::string_view) override {}
+
+private:
+    Input*& current_;
+};
+
+}  // namespace
+
+bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format) {
+    if (paths.empty()) return false;
+    if (!input_format.empty()) return input_format != "tracedat";
+    MappedInput f;
+    std::string error;
+    if (!f.open(paths.front(), error)) return false;  // the trace.dat path reports the error
+    auto head = f.bytes().first(std::min<size_t>(f.bytes().size(), 65536));
+    return !is_trace_dat(head) && choose(ctx, head, input_format) != nullptr;
+}
+
+int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
+                   std::string_view format) {
+    symbols::ResolverRegistry resolvers;
+    for (const auto& r : ctx.plugins().resolvers()) resolvers.add(r.domain, r.resolver);
+
+    std::vector<std::unique_ptr<Input>> inputs;
+    for (const auto& path : paths) {
+        auto in = std::make_unique<Input>();
+        in->path = path;
+        std::string error;
+        if (!in->file.open(path, error)) {
+            ctx.error(error);
+            return kExitRuntime;
+        }
+        auto bytes = in->file.bytes();
+        auto head = bytes.first(std::min<size_t>(bytes.size(), 65536));
+        Decoder* d = choose(ctx, head, input_format);
+        if (!d) {
+            ctx.error(path + ": " +
+                      (input_format.empty() ? std::string("no decoder recognises this input")
+                                            : "no decoder for input format '" + std::string(input_format) + "'"));
+            return kExitRuntime;
+        }
+        InputSource src{path, in->file.fd(), head, bytes};
+        auto stream = d->open(src, resolvers);
+        if (!stream) {
+            ctx.error(Error(std::move(stream).error()).in_file(path).to_string());
+            return kExitRuntime;
+        }
+        in->stream = std::move(*stream);
+        for (const EventType* t : in->stream->types()) {
+            auto added = in->catalog.add_format(format_text(*t), t->system);
+            in->printable[t] = added ? *added : nullptr;
+        }
+        inputs.push_back(std::move(in));
+    }
+
+    // Print overrides and on_event of the plugins' handlers, as for trace.dat inputs.
+    std::vector<std::unique_ptr<EventHandler>> handlers;
+    for (const auto& h : ctx.plugins().handlers())
+        if (auto made = h.factory()) handlers.push_back(std::move(made));
+    for (auto& h : handlers) h->begin(inputs.front()->stream->context());
+
+    output::OutputBuffer out(stdout);
+    const bool text = format == "text";
+    std::unique_ptr<output::EventRecordWriter> records;
+    if (text) {
+        int cpus = 0;
+        for (const auto& in : inputs) cpus = std::max(cpus, in->stream->context().cpu_count());
+        out.append("cpus=" + std::to_string(cpus) + "\n");
+    } else {
+        records = std::make_unique<output::EventRecordWriter>(
+            out, format == "csv" ? output::RecordFormat::csv : output::RecordFormat::json);
+        records->begin();
+    }
+    output::ReportLineWriter writer(out, output::ReportStyle{});
+    Input* current = nullptr;
+    DecodedPrintContext pc(current);
+    TextBuffer info;
+    for (;;) {
+        Input* best = nullptr;
+        for (auto& in : inputs) {
+            if (!in->has) in->has = in->stream->next(in->current);
+            if (in->has && (!best || in->current.timestamp() < best->current.timestamp())) best = in.get();
+        }
+        if (!best) break;
+        current = best;
+        const Event& ev = best->current;
+        info.clear();
+        bool printed = false;
+        for (auto& h : handlers) {
+            bool subscribed = false;
+            for (const auto& m : h->subscriptions()) subscribed = subscribed || m.matches(ev.system(), ev.name());
+            if (!subscribed) continue;
+            h->on_event(ev);
+            if (!printed && h->overrides_print()) printed = h->print(ev, pc, info);
+        }
+        if (!printed) pc.print_default(ev, info);
+        std::string_view line = info.view();
+        if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
+        if (records)
+            records->write(best->path, ev, ev.comm(), ev.pid(), ev.timestamp(), ev.missed_before(), line);
+        else
+            writer.write("", ev, ev.comm(), ev.pid(), ev.timestamp(), ev.missed_before(), output::TimeStyle{},
+                         output::CommonLayout{}, line);
+        best->has = false;
+    }
+    out.flush();
+    for (const auto& in : inputs) {
+        if (Status st = in->stream->status(); !st) {
+            ctx.error(Error(std::move(st).error()).in_file(in->path).to_string());
+            return kExitRuntime;
+        }
+    }
+    return out.failed() ? kExitRuntime : kExitOk;
+}
+
+}  // namespace ringscope::cli

@@ -1,0 +1,23 @@
+// `ringscope report` on inputs that plugin decoders read (not trace.dat): each decoder's events are
+// printed in report's line layout, with plugin print overrides and the events' own print fmts.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "framework/cli/cli_context.hpp"
+
+namespace ringscope::cli {
+
+// True when `path` is not a trace.dat file (no "\x17\x08\x44tracing" magic) and `input_format` is
+// empty or names a plugin decoder; then report_decoded() handles the whole command.
+bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format);
+
+// Prints every event of `paths` (each read by the decoder `input_format` names, or by the one whose
+// probe answers highest), merged in time order. Returns 0, or 1 after a one-line error.
+// `format` is "text" (report's lines), "json" (JSON Lines) or "csv".
+int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
+                   std::string_view format = "text");
+
+}  // namespace ringscope::cli

@@ -1,0 +1,192 @@
+#include "framework/symbols/kallsyms_resolver.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace ringscope::symbols {
+namespace {
+
+bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+struct AddrLess {
+    bool operator()(const KallsymsResolver::Entry& e, uint64_t a) const noexcept { return e.addr < a; }
+    bool operator()(uint64_t a, const KallsymsResolver::Entry& e) const noexcept { return a < e.addr; }
+};
+
+Error line_error(const std::string& origin, int line, size_t col, std::string msg) {
+    return Error(Errc::parse, std::move(msg)).in_file(origin).at_line(line, static_cast<int>(col + 1));
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::parse(std::string_view text,
+                                                                          std::string origin) {
+    std::shared_ptr<KallsymsResolver> r(new KallsymsResolver());
+    r->origin_ = std::move(origin);
+    // A kallsyms line is ~40 bytes; reserving avoids regrowth on a 5 MB file.
+    r->entries_.reserve(text.size() / 40 + 1);
+    r->names_.reserve(text.size() / 2);
+
+    int line_no = 0;
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t eol = text.find('\n', pos);
+        if (eol == std::string_view::npos) eol = text.size();
+        std::string_view line = text.substr(pos, eol - pos);
+        pos = eol + 1;
+        ++line_no;
+        if (line.empty()) continue;  // libtraceevent's strtok_r never sees empty lines
+
+        // The grammar of libtraceevent's "%16llx %c %n%*s%n%*1[\t][%n%*s%n".
+        size_t i = 0;
+        while (i < line.size() && is_space(line[i])) ++i;
+        if (i == line.size()) continue;  // blank line: nothing to register
+        uint64_t addr = 0;
+        size_t digits = 0;
+        if (line.size() - i > 2 && line[i] == '0' && (line[i + 1] == 'x' || line[i + 1] == 'X') &&
+            hex_value(line[i + 2]) >= 0)
+            i += 2;
+        while (i < line.size() && hex_value(line[i]) >= 0) {
+            if (digits == 16) return line_error(r->origin_, line_no, i, "address longer than 16 hex digits");
+            addr = (addr << 4) | static_cast<uint64_t>(hex_value(line[i]));
+            ++digits;
+            ++i;
+        }
+        if (digits == 0) return line_error(r->origin_, line_no, i, "expected a hex address");
+        while (i < line.size() && is_space(line[i])) ++i;
+        if (i == line.size())
+            return line_error(r->origin_, line_no, i, "expected a symbol type after the address");
+        char type = line[i++];
+        while (i < line.size() && is_space(line[i])) ++i;
+        size_t name_start = i;
+        while (i < line.size() && !is_space(line[i])) ++i;
+        if (i == name_start)
+            return line_error(r->origin_, line_no, i, "expected a symbol name after the type");
+        std::string_view name = line.substr(name_start, i - name_start);
+        std::string_view mod;
+        if (i + 1 < line.size() && line[i] == '\t' && line[i + 1] == '[') {
+            size_t ms = i + 2, me = ms;
+            while (me < line.size() && !is_space(line[me])) ++me;
+            // libtraceevent drops the token's last character, the ']'.
+            if (me > ms) mod = line.substr(ms, me - ms - 1);
+        }
+
+        // libtraceevent leaves out absolute symbols (x86-64 per-cpu offsets) and ARM's '$a' marks.
+        if (type == 'A' || type == 'a' || name[0] == '$') {
+            ++r->skipped_;
+            continue;
+        }
+        Entry e{};
+        e.addr = addr;
+        e.name_off = static_cast<uint32_t>(r->names_.size());
+        e.name_len = static_cast<uint32_t>(name.size());
+        r->names_.append(name);
+        e.mod_off = static_cast<uint32_t>(r->names_.size());
+        e.mod_len = static_cast<uint32_t>(mod.size());
+        r->names_.append(mod);
+        e.file_index = static_cast<uint32_t>(r->entries_.size());
+        r->entries_.push_back(e);
+    }
+    // libtraceevent collects symbols in a prepend list (reverse file order) and sorts it stably by
+    // address; its look-up is a bsearch over that array. Ties in the same order keep its picks.
+    std::sort(r->entries_.begin(), r->entries_.end(), [](const Entry& a, const Entry& b) {
+        return a.addr != b.addr ? a.addr < b.addr : a.file_index > b.file_index;
+    });
+    r->build_index();
+    return std::shared_ptr<const KallsymsResolver>(std::move(r));
+}
+
+Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::load(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return Error(Errc::io, std::string("cannot open: ") + std::strerror(errno)).in_file(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return Error(Errc::io, std::string("read failed: ") + std::strerror(errno)).in_file(path);
+    return parse(text, path);
+}
+
+Symbol KallsymsResolver::to_symbol(const Entry& e) const noexcept {
+    Symbol s;
+    s.name = std::string_view(names_).substr(e.name_off, e.name_len);
+    s.start = e.addr;
+    s.size = 0;
+    if (e.mod_len) s.module = std::string_view(names_).substr(e.mod_off, e.mod_len);
+    return s;
+}
+
+size_t KallsymsResolver::reference_bsearch(uint64_t addr) const noexcept {
+    // glibc's bsearch with libtraceevent's func_bcmp: an entry matches when addr equals its start, or
+    // lies after it and before the next entry's start (the array's end counts as address 0).
+    size_t lo = 0, hi = entries_.size();
+    while (lo < hi) {
+        size_t idx = (lo + hi) / 2;
+        uint64_t start = entries_[idx].addr;
+        uint64_t next = idx + 1 < entries_.size() ? entries_[idx + 1].addr : 0;
+        if (addr == start || (addr > start && addr < next)) return idx;
+        if (addr < start)
+            hi = idx;
+        else
+            lo = idx + 1;
+    }
+    return entries_.size();
+}
+
+void KallsymsResolver::build_index() {
+    starts_.reserve(entries_.size());
+    for (size_t i = 0; i < entries_.size();) {
+        size_t j = i;
+        while (j + 1 < entries_.size() && entries_[j + 1].addr == entries_[i].addr) ++j;
+        starts_.push_back(entries_[i].addr);
+        // Inside the symbol only the group's last entry matches func_bcmp: the first name in the file.
+        inside_pick_.push_back(static_cast<uint32_t>(j));
+        // At the start any of the group matches; the reference takes the one its bsearch meets first.
+        exact_pick_.push_back(static_cast<uint32_t>(j == i ? i : reference_bsearch(entries_[i].addr)));
+        i = j + 1;
+    }
+}
+
+std::optional<Symbol> KallsymsResolver::lookup(uint64_t addr) const {
+    size_t n = starts_.size();
+    if (n == 0 || addr < starts_[0]) return std::nullopt;
+    // Branch-free search for the last start <= addr.
+    const uint64_t* base = starts_.data();
+    while (n > 1) {
+        size_t half = n / 2;
+        base = base[half] <= addr ? base + half : base;
+        n -= half;
+    }
+    size_t g = static_cast<size_t>(base - starts_.data());
+    if (addr == *base) return to_symbol(entries_[exact_pick_[g]]);
+    // libtraceevent gives the last symbol no end: nothing past its start resolves.
+    if (g + 1 == starts_.size()) return std::nullopt;
+    return to_symbol(entries_[inside_pick_[g]]);
+}
+
+std::vector<Symbol> KallsymsResolver::names_at(uint64_t addr) const {
+    auto [first, last] = std::equal_range(entries_.begin(), entries_.end(), addr, AddrLess{});
+    std::vector<Symbol> out;
+    // Stored in reverse file order: walk backwards for file order.
+    for (auto it = last; it != first;) {
+        --it;
+        out.push_back(to_symbol(*it));
+    }
+    return out;
+}
+
+std::string KallsymsResolver::describe() const {
+    return "kallsyms:" + origin_ + " (" + std::to_string(entries_.size()) + " symbols)";
+}
+
+}  // namespace ringscope::symbols

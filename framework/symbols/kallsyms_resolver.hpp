@@ -1,0 +1,57 @@
+// A SymbolResolver over kallsyms text (`ADDR TYPE NAME[\t[MODULE]]`, as /proc/kallsyms and
+// System.map). Parsed once into a sorted table; look-ups are a binary search with no allocation, and
+// the object is immutable after parse(), so any number of threads may share it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <ringscope/error.hpp>
+#include <ringscope/resolver.hpp>
+
+namespace ringscope::symbols {
+
+class KallsymsResolver final : public SymbolResolver {
+  public:
+    // Parses the whole text. `origin` names the source in describe() and in errors (a path, or
+    // "trace.dat kallsyms"). Malformed lines give Errc::parse with the 1-based line (and column).
+    static Expected<std::shared_ptr<const KallsymsResolver>> parse(std::string_view text, std::string origin);
+    // Reads FILE and parses it.
+    static Expected<std::shared_ptr<const KallsymsResolver>> load(const std::string& path);
+
+    std::optional<Symbol> lookup(uint64_t addr) const override;
+    std::string describe() const override;
+
+    // Every name registered at exactly `addr`, in file order (for tools that list aliases).
+    std::vector<Symbol> names_at(uint64_t addr) const;
+    size_t size() const noexcept { return entries_.size(); }
+    size_t skipped() const noexcept { return skipped_; }  // A/a and '$' symbols left out
+
+    struct Entry {
+        uint64_t addr;
+        uint32_t name_off, name_len;  // into names_
+        uint32_t mod_off, mod_len;    // mod_len 0: core image
+        uint32_t file_index;          // position among kept symbols, in file order
+    };
+
+  private:
+    KallsymsResolver() = default;
+    Symbol to_symbol(const Entry& e) const noexcept;
+    size_t reference_bsearch(uint64_t addr) const noexcept;
+    void build_index();
+
+    std::string origin_;
+    std::string names_;           // all names and module names, back to back
+    std::vector<Entry> entries_;  // sorted: address, then reverse file order (as libtraceevent)
+    // One slot per distinct address, dense for the search; the entry an exact hit and an address
+    // inside the symbol get (they differ only where several names share the address).
+    std::vector<uint64_t> starts_;
+    std::vector<uint32_t> exact_pick_, inside_pick_;
+    size_t skipped_ = 0;
+};
+
+}  // namespace ringscope::symbols

@@ -1,0 +1,23 @@
+#include "framework/symbols/sdk_symbol_api.hpp"
+
+#include "framework/symbols/guest_symbols.hpp"
+#include "framework/symbols/kallsyms_resolver.hpp"
+#include "framework/symbols/resolver_registry.hpp"
+
+namespace ringscope {
+
+std::unique_ptr<ResolverService> make_resolver_service() {
+    return std::make_unique<symbols::ResolverRegistry>();
+}
+
+Expected<std::shared_ptr<const SymbolResolver>> parse_kallsyms(std::string_view text, std::string origin) {
+    auto r = symbols::KallsymsResolver::parse(text, std::move(origin));
+    if (!r) return std::move(r).error();
+    return std::shared_ptr<const SymbolResolver>(std::move(r).value());
+}
+
+Expected<std::shared_ptr<const SymbolResolver>> load_symbol_file(const std::string& path) {
+    return symbols::load_symbol_file(path);
+}
+
+}  // namespace ringscope

@@ -1,0 +1,171 @@
+#include "kvm_exits.hpp"
+
+#include <algorithm>
+
+namespace ringscope::kvm {
+namespace {
+
+constexpr std::string_view kUnresolved = "[unresolved]";
+
+double percent(uint64_t part, uint64_t whole) {
+    return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// Nearest rank: the smallest value with at least p% of the values at or below it.
+uint64_t nearest_rank(const std::vector<uint64_t>& sorted, unsigned p) {
+    size_t n = sorted.size();
+    size_t rank = (static_cast<size_t>(p) * n + 99) / 100;
+    return sorted[rank ? rank - 1 : 0];
+}
+
+}  // namespace
+
+void KvmExitsAnalysis::begin(const TraceContext&) {
+    types_.clear();
+    reason_by_key_.clear();
+    reasons_.clear();
+    vcpus_.clear();
+    guest_.reset();
+    total_exits_ = 0;
+}
+
+const KvmExitsAnalysis::TypeInfo& KvmExitsAnalysis::info(const EventType& type) {
+    auto it = types_.find(&type);
+    if (it != types_.end()) return it->second;
+    TypeInfo ti;
+    ti.is_exit = type.name == "kvm_exit";
+    ti.vcpu = NumField::find(type, "vcpu_id");
+    if (ti.is_exit) {
+        ti.reason = NumField::find(type, "exit_reason");
+        ti.isa = NumField::find(type, "isa");
+        ti.rip = NumField::find(type, "guest_rip");
+        ti.names = ExitReasonNames(type, "exit_reason");
+    }
+    return types_.emplace(&type, std::move(ti)).first->second;
+}
+
+size_t KvmExitsAnalysis::reason_index(const TypeInfo& ti, uint64_t isa, uint64_t value) {
+    uint64_t key = (isa << 32) | (value & 0xffffffffu);
+    auto it = reason_by_key_.find(key);
+    if (it != reason_by_key_.end()) return it->second;
+    scratch_.clear();
+    ti.names.append(isa, value, scratch_);
+    Reason r;
+    r.name = std::string(scratch_.view());
+    r.isa = isa;
+    r.value = value;
+    reasons_.push_back(std::move(r));
+    reason_by_key_.emplace(key, reasons_.size() - 1);
+    return reasons_.size() - 1;
+}
+
+void KvmExitsAnalysis::on_event(const Event& ev) {
+    const TypeInfo& ti = info(ev.type());
+    Vcpu& v = vcpus_[ev.pid()];
+    v.pid = ev.pid();
+    uint64_t vcpu_id = 0;
+    if (ti.vcpu.get(ev, vcpu_id, nullptr)) v.vcpu = static_cast<int64_t>(vcpu_id);
+
+    if (!ti.is_exit) {
+        if (v.pending && ev.timestamp() >= v.pending_ts) {
+            uint64_t ns = ev.timestamp() - v.pending_ts;
+            reasons_[v.pending_reason].d.ns.push_back(ns);
+            v.d.ns.push_back(ns);
+            v.by_reason[v.pending_reason].ns.push_back(ns);
+        }
+        v.pending = false;
+        return;
+    }
+    uint64_t value = 0, isa = kIsaVmx, rip = 0;
+    if (!ti.reason.get(ev, value, nullptr)) return;  // not a usable kvm_exit
+    ti.isa.get(ev, isa, nullptr);
+    size_t r = reason_index(ti, isa, value);
+    Reason& reason = reasons_[r];
+    ++total_exits_;
+    ++reason.d.count;
+    ++v.d.count;
+    ++v.by_reason[r].count;
+    v.pending = true;
+    v.pending_ts = ev.timestamp();
+    v.pending_reason = r;
+    std::string_view func = kUnresolved;
+    if (ti.rip.get(ev, rip, nullptr))
+        if (auto sym = guest_.lookup(ev, rip)) func = sym->name;
+    ++reason.functions[func];
+}
+
+void KvmExitsAnalysis::add_stats(std::vector<Cell>& row, Durations& d) {
+    if (d.ns.empty()) {
+        for (int i = 0; i < 5; ++i) row.emplace_back(std::monostate{});
+        return;
+    }
+    std::sort(d.ns.begin(), d.ns.end());
+    long double sum = 0;
+    for (uint64_t x : d.ns) sum += x;
+    row.emplace_back(d.ns.front());
+    row.emplace_back(static_cast<double>(sum / d.ns.size()));
+    row.emplace_back(nearest_rank(d.ns, 50));
+    row.emplace_back(nearest_rank(d.ns, 99));
+    row.emplace_back(d.ns.back());
+}
+
+void KvmExitsAnalysis::end(ResultSink& sink) {
+    const std::vector<std::string> stats = {"min_ns", "mean_ns", "p50_ns", "p99_ns", "max_ns"};
+    auto by_count = [&](size_t a, size_t b) {
+        const Reason &x = reasons_[a], &y = reasons_[b];
+        return x.d.count != y.d.count ? x.d.count > y.d.count : x.name < y.name;
+    };
+    std::vector<size_t> order(reasons_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), by_count);
+
+    ResultTable reasons{"kvm.exits.reasons", {"reason", "isa", "exit_code", "count", "share_pct"}, {}};
+    reasons.columns.insert(reasons.columns.end(), stats.begin(), stats.end());
+    for (size_t i : order) {
+        Reason& r = reasons_[i];
+        std::vector<Cell> row{r.name, r.isa, r.value, r.d.count, percent(r.d.count, total_exits_)};
+        add_stats(row, r.d);
+        reasons.rows.push_back(std::move(row));
+    }
+
+    std::vector<Vcpu*> vcpus;
+    for (auto& [pid, v] : vcpus_)
+        if (v.d.count) vcpus.push_back(&v);
+    std::sort(vcpus.begin(), vcpus.end(), [](const Vcpu* a, const Vcpu* b) { return a->pid < b->pid; });
+    ResultTable per_vcpu{"kvm.exits.vcpus", {"pid", "vcpu", "count", "share_pct"}, {}};
+    per_vcpu.columns.insert(per_vcpu.columns.end(), stats.begin(), stats.end());
+    ResultTable per_vcpu_reason{
+        "kvm.exits.vcpu_reasons", {"pid", "vcpu", "reason", "count", "share_pct"}, {}};
+    per_vcpu_reason.columns.insert(per_vcpu_reason.columns.end(), stats.begin(), stats.end());
+    for (Vcpu* v : vcpus) {
+        std::vector<Cell> row{int64_t{v->pid}, v->vcpu, v->d.count, percent(v->d.count, total_exits_)};
+        add_stats(row, v->d);
+        per_vcpu.rows.push_back(std::move(row));
+        for (size_t i : order) {
+            auto it = v->by_reason.find(i);
+            if (it == v->by_reason.end()) continue;
+            std::vector<Cell> r{int64_t{v->pid}, v->vcpu, reasons_[i].name, it->second.count,
+                                percent(it->second.count, v->d.count)};
+            add_stats(r, it->second);
+            per_vcpu_reason.rows.push_back(std::move(r));
+        }
+    }
+
+    ResultTable funcs{"kvm.exits.functions", {"reason", "rank", "function", "count", "share_pct"}, {}};
+    for (size_t i : order) {
+        Reason& r = reasons_[i];
+        std::vector<std::pair<std::string_view, uint64_t>> f(r.functions.begin(), r.functions.end());
+        std::sort(f.begin(), f.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second > b.second : a.first < b.first;
+        });
+        for (size_t k = 0; k < f.size() && k < opts_.top_functions; ++k)
+            funcs.rows.push_back({r.name, uint64_t{k + 1}, std::string(f[k].first), f[k].second,
+                                  percent(f[k].second, r.d.count)});
+    }
+    sink.add_table(std::move(reasons));
+    sink.add_table(std::move(per_vcpu));
+    sink.add_table(std::move(per_vcpu_reason));
+    sink.add_table(std::move(funcs));
+}
+
+}  // namespace ringscope::kvm

@@ -1,0 +1,22 @@
+// The kvm plugin: libtraceevent's kvm event printing with guest functions from the resolver
+// service, and the kvm exits analysis.
+#include <ringscope/plugin.hpp>
+
+#include "kvm_command.hpp"
+#include "kvm_printer.hpp"
+
+namespace ringscope::kvm {
+
+class KvmPlugin final : public Plugin {
+  public:
+    void register_into(PluginRegistry& registry) override {
+        registry.add_handler([] { return std::make_unique<KvmPrinter>(); });
+        registry.add_command(
+            Command{"kvm", "kvm analyses: `kvm exits FILE...` (exit reasons, vCPUs, guest functions)",
+                    &run_kvm_command});
+    }
+};
+
+}  // namespace ringscope::kvm
+
+RINGSCOPE_PLUGIN("kvm", "1.0", ringscope::kvm::KvmPlugin)
