@@ -1,0 +1,72 @@
+// `ringscope record` and `ringscope extract`: capture the ring buffers of tracefs into a trace.dat.
+//
+// record: one reader thread per CPU splices whole sub-buffers into OUTPUT.cpuN while the events
+// are on; it stops when COMMAND exits, on SIGINT/SIGTERM, or when writing fails (a full disk);
+// then tracing is turned off, every CPU is flushed, the tracing state is restored and the trace.dat
+// is assembled with its metadata. Nothing needs /proc/sys/kernel/ftrace_enabled.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <ringscope/error.hpp>
+#include <ringscope/tracefs.hpp>
+
+#include "framework/io/trace_dat_types.hpp"
+
+namespace ringscope::capture {
+
+struct RecordOptions {
+    std::vector<std::string> events;  // -e (at least one)
+    std::string instance;             // -B: a new instance ("" = the top buffer)
+    uint64_t buffer_kb = 0;           // -b: per-CPU buffer size (0 = as it is)
+    std::string clock;                // -C
+    std::string output = "trace.dat";
+    io::Compression compression = io::Compression::zstd;
+    std::vector<std::string> command;  // run while recording; empty = until SIGINT/SIGTERM
+    int pipe_size = 1 << 20;           // splice pipe per reader: how much one wake-up moves
+    std::string tracefs_root;          // "" = find_tracefs()
+    FILE* log = stderr;                // the end-of-run summary and warnings; nullptr = quiet
+};
+
+struct CpuCapture {
+    int cpu = 0;
+    uint64_t bytes = 0;  // raw data captured (whole sub-buffers)
+    tracefs::CpuStats stats;
+};
+
+struct CaptureResult {
+    std::vector<CpuCapture> cpus;
+    bool interrupted = false;  // SIGINT/SIGTERM
+    int command_status = -1;   // waitpid status of COMMAND, -1 when none ran
+    uint64_t lost() const noexcept {
+        uint64_t n = 0;
+        for (const auto& c : cpus) n += c.stats.lost();
+        return n;
+    }
+};
+
+// Errors: tracefs missing or not writable, an instance that exists, an event that matches nothing,
+// a write that failed (ENOSPC...). In every case the tracing state is restored first, and when the
+// recording itself had started, the trace.dat holds what was captured up to the failure (the
+// error's message says so).
+Expected<CaptureResult> record(const RecordOptions& options);
+
+struct ExtractOptions {
+    std::string instance;  // -B: an existing instance ("" = the top buffer)
+    std::string output = "trace.dat";
+    io::Compression compression = io::Compression::zstd;
+    std::string tracefs_root;
+    FILE* log = stderr;
+};
+
+// Saves what the buffers hold now (consuming it, as trace-cmd extract does). Tracing is left as it
+// is; every event format goes in.
+Expected<CaptureResult> extract(const ExtractOptions& options);
+
+// The end-of-run lines: per CPU what was captured and what the kernel lost.
+void print_capture_summary(FILE* out, const CaptureResult& r, const std::string& output);
+
+}  // namespace ringscope::capture

@@ -1,0 +1,36 @@
+// Builds the trace.dat from the per-CPU raw files the readers wrote (whole sub-buffers each, as
+// trace-cmd's trace.dat.cpuN), through io::TraceDatWriter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ringscope/error.hpp>
+
+#include "framework/io/trace_dat_writer.hpp"
+
+namespace ringscope::capture {
+
+struct CpuDataFile {
+    int cpu = 0;
+    std::string path;
+};
+
+struct AssembleSpec {
+    std::string output;
+    io::WriterConfig config;
+    std::string buffer_name;  // "" = the top buffer; else an instance, after an empty top buffer
+    std::string clock;        // the buffer's trace clock
+    uint32_t subbuf_size = 4096;
+    std::vector<CpuDataFile> cpus;
+    // Free each block of a CPU file once copied (punching a hole), so that the copy needs little
+    // more room than the data itself: what lets a recording that filled the disk still be saved.
+    bool release_copied = false;
+};
+
+// Writes the file. A CPU file's trailing partial sub-buffer (a write cut by a full disk) is left
+// out. Errors name the output (or CPU file) and the offset.
+Status assemble_trace_dat(const AssembleSpec& spec, io::TraceMetadata metadata);
+
+}  // namespace ringscope::capture

@@ -1,0 +1,334 @@
+// `ringscope stream -e EVENT [-e ...] [-B INSTANCE] [-b KB] [-C CLOCK] [-- COMMAND ...]`: prints
+// events live, each line as `ringscope report` prints it.
+//
+// The formats, kallsyms and cmdlines come from a metadata-only trace.dat written to a temporary
+// file and opened with the engine (the same TraceFile, print dispatch and line writer as report).
+// The CPUs are read without blocking after each poll(); the records of one round are printed in
+// time order (events that arrive in a later round than newer ones of another CPU print after
+// them, as with trace-cmd stream).
+#include <boost/program_options.hpp>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <unordered_set>
+
+#include <ringscope/sub_buffer.hpp>
+#include <ringscope/tracefs.hpp>
+
+#include "framework/capture/metadata.hpp"
+#include "framework/capture/trace_assembler.hpp"
+#include "framework/capture/tracing_session.hpp"
+#include "framework/cli/cli_context.hpp"
+#include "framework/cli/option_parsing.hpp"
+#include "framework/engine/print_dispatch.hpp"
+#include "framework/engine/trace_file.hpp"
+#include "framework/output/output_buffer.hpp"
+#include "framework/output/report_line_writer.hpp"
+
+namespace po = boost::program_options;
+
+namespace ringscope::cli {
+
+namespace {
+
+struct Pending {
+    uint64_t ts;
+    int64_t missed;
+    uint32_t page;  // index into the round's page store
+    uint32_t off;   // payload offset in the page
+    uint32_t size;
+    int cpu;
+    int cpu_index;
+};
+
+class StreamRun {
+  public:
+    StreamRun(CliContext& ctx) : ctx_(ctx) {}
+    int run(const capture::TraceSetup& setup, const std::vector<std::string>& command);
+
+  private:
+    int fail(const Error& e) {
+        cpus_.clear();  // the instance can only be removed once its readers are closed
+        ctx_.error("stream: " + e.to_string());
+        return kExitRuntime;
+    }
+    // Reads what each CPU has (non-blocking) and prints it in time order. False on a read error.
+    bool drain_round();
+    void print_pending();
+
+    CliContext& ctx_;
+    std::unique_ptr<engine::TraceFile> file_;
+    std::vector<std::unique_ptr<EventHandler>> handlers_;
+    std::unique_ptr<engine::PrintDispatch> dispatch_;
+    std::vector<tracefs::TracefsCpu> cpus_;
+    std::vector<uint8_t> pages_;  // this round's sub-buffers, back to back
+    size_t page_count_ = 0;
+    uint32_t subbuf_ = 4096;
+    std::vector<Pending> pending_;
+    std::unique_ptr<output::OutputBuffer> out_;
+    std::unique_ptr<output::ReportLineWriter> lines_;
+    output::CommonLayout common_;
+    TextBuffer info_;
+    SubBufferLayout layout_;
+    int read_errno_ = 0;
+    std::string root_;
+    std::unordered_set<int> tried_;  // pids looked up in saved_cmdlines already
+};
+
+bool StreamRun::drain_round() {
+    page_count_ = 0;
+    pending_.clear();
+    for (size_t ci = 0; ci < cpus_.size(); ++ci) {
+        for (int rounds = 0; rounds < 256; ++rounds) {  // bounded: other CPUs get their turn
+            if ((page_count_ + 1) * subbuf_ > pages_.size()) pages_.resize((page_count_ + 1) * subbuf_ * 2);
+            uint8_t* page = pages_.data() + page_count_ * subbuf_;
+            const int n = cpus_[ci].read(page, true);
+            if (n < 0) {
+                read_errno_ = errno;
+                return false;
+            }
+            if (n == 0) break;
+            if (static_cast<uint32_t>(n) < subbuf_)
+                std::memset(page + n, 0, subbuf_ - static_cast<uint32_t>(n));
+            SubBufferCursor cur(layout_);
+            if (!cur.reset({page, subbuf_})) continue;  // a page that does not load: skip it
+            const int64_t missed = cur.missed_events();
+            bool first = true;
+            for (SubBufferRecord r; cur.next(r);) {
+                pending_.push_back({file_->clock().convert(r.ts, static_cast<int>(ci)), first ? missed : 0,
+                                    static_cast<uint32_t>(page_count_), static_cast<uint32_t>(r.data - page),
+                                    r.size, cpus_[ci].cpu(), static_cast<int>(ci)});
+                first = false;
+            }
+            ++page_count_;
+        }
+    }
+    print_pending();
+    return true;
+}
+
+void StreamRun::print_pending() {
+    std::stable_sort(pending_.begin(), pending_.end(),
+                     [](const Pending& a, const Pending& b) { return a.ts < b.ts; });
+    const output::TimeStyle ts{file_->in_usecs(), file_->use_trace_clock()};
+    // Tasks that started after the snapshot of saved_cmdlines: load the kernel's list again, once
+    // per round (their names are there by now: the kernel saves them when they trace).
+    bool refreshed = false;
+    for (const Pending& p : pending_) {
+        const uint8_t* d = pages_.data() + size_t{p.page} * subbuf_ + p.off;
+        const EventType* t = file_->type_of(d, p.size);
+        if (!t) continue;
+        const int pid = Event(t, file_.get(), {d, p.size}, p.ts, p.cpu, 0).pid();
+        if (pid > 0 && !file_->comms().contains(pid) && tried_.insert(pid).second) {
+            if (auto c = tracefs::read_saved_cmdlines(root_)) file_->comms().load_saved_cmdlines(*c);
+            refreshed = true;
+        }
+        if (refreshed) break;
+    }
+    for (const Pending& p : pending_) {
+        const uint8_t* data = pages_.data() + size_t{p.page} * subbuf_ + p.off;
+        const EventType* type = file_->type_of(data, p.size);
+        if (!type) continue;
+        Event ev(type, file_.get(), {data, p.size}, p.ts, p.cpu, p.missed);
+        const int pid = ev.pid();
+        const std::string_view comm = file_->comm(pid);
+        info_.clear();
+        dispatch_->print_info(ev, info_);
+        lines_->write("", ev, comm, pid, p.ts, p.missed, ts, common_, info_.view());
+        for (EventHandler* h : dispatch_->subscribers(type->id)) h->on_event(ev);
+    }
+    out_->flush();
+}
+
+int StreamRun::run(const capture::TraceSetup& setup, const std::vector<std::string>& command) {
+    // Signals are blocked from the first change on, so that Ctrl-C always ends through the restore.
+    sigset_t set, old;
+    sigemptyset(&set);
+    for (int s : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&set, s);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    struct Unblock {
+        sigset_t set, old;
+        ~Unblock() {
+            timespec zero{0, 0};
+            siginfo_t info;
+            while (sigtimedwait(&set, &info, &zero) > 0) {
+            }
+            pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        }
+    } unblock{set, old};
+
+    auto session = capture::TracingSession::start(setup);
+    if (!session) return fail(session.error());
+    capture::TracingSession& sess = **session;
+    const tracefs::Instance& inst = sess.instance();
+    root_ = inst.root();
+
+    auto meta = capture::collect_metadata(inst, &sess.events(), static_cast<uint32_t>(sess.cpus().size()));
+    if (!meta) return fail(meta.error());
+    if (auto c = tracefs::read_saved_cmdlines(inst.root())) meta->saved_cmdlines = std::move(*c);
+    auto subbuf = inst.subbuf_size();
+    if (!subbuf) return fail(subbuf.error());
+    subbuf_ = *subbuf;
+    auto clock = inst.clock();
+    if (!clock) return fail(clock.error());
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string tmp = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/ringscope-stream-XXXXXX";
+    const int tfd = ::mkstemp(tmp.data());
+    if (tfd < 0)
+        return fail(Error(Errc::io, std::string("cannot create a temporary file: ") + std::strerror(errno)));
+    ::close(tfd);
+    capture::AssembleSpec spec;
+    spec.output = tmp;
+    spec.config.compression = io::Compression::none;
+    spec.clock = *clock;
+    spec.subbuf_size = subbuf_;
+    Status made = capture::assemble_trace_dat(spec, std::move(*meta));
+    if (!made) {
+        ::unlink(tmp.c_str());
+        return fail(made.error());
+    }
+    auto file = engine::TraceFile::open(tmp, engine::OpenOptions{});
+    ::unlink(tmp.c_str());  // the engine maps it: the name is no longer needed
+    if (!file) return fail(file.error());
+    file_ = std::move(*file);
+    layout_ = file_->layout();
+    layout_.subbuf_size = subbuf_;
+
+    if (!ctx_.no_plugins)
+        for (const auto& h : ctx_.plugins().handlers()) {
+            try {
+                if (auto hi = h.factory()) handlers_.push_back(std::move(hi));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s stream: plugin %s: %s\n", ctx_.program.c_str(), h.plugin.c_str(),
+                             e.what());
+            }
+        }
+    std::vector<EventHandler*> raw;
+    for (auto& h : handlers_) raw.push_back(h.get());
+    dispatch_ = std::make_unique<engine::PrintDispatch>(*file_, raw);
+    for (const EventType* t : file_->types()) {
+        const FieldInfo* fl = t->find_field("common_flags");
+        const FieldInfo* pc = t->find_field("common_preempt_count");
+        if (fl) {
+            common_ = {fl->offset, fl->size, pc ? pc->offset : 0, pc ? pc->size : 0};
+            break;
+        }
+    }
+    for (auto& h : handlers_) h->begin(*file_);
+
+    for (int cpu : sess.cpus()) {
+        auto c = tracefs::TracefsCpu::open(inst, cpu, true);
+        if (!c) return fail(c.error());
+        cpus_.push_back(std::move(*c));
+    }
+    std::fflush(stdout);
+    out_ = std::make_unique<output::OutputBuffer>(stdout);
+    lines_ = std::make_unique<output::ReportLineWriter>(*out_, output::ReportStyle{});
+
+    const int sfd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    Status on = sess.set_tracing(true);
+    pid_t child = -1;
+    if (on && !command.empty()) {
+        child = ::fork();
+        if (child == 0) {
+            pthread_sigmask(SIG_SETMASK, &old, nullptr);
+            std::vector<char*> argv;
+            for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+            argv.push_back(nullptr);
+            ::execvp(argv[0], argv.data());
+            std::fprintf(stderr, "ringscope stream: cannot run %s: %s\n", argv[0], std::strerror(errno));
+            ::_exit(127);
+        }
+    }
+    bool ok = on.ok() && sfd >= 0;
+    bool done = !ok;
+    std::vector<pollfd> fds;
+    while (!done) {
+        fds.clear();
+        fds.push_back({sfd, POLLIN, 0});
+        for (auto& c : cpus_) fds.push_back({c.fd(), POLLIN, 0});
+        ::poll(fds.data(), fds.size(), 200);
+        signalfd_siginfo si;
+        while (::read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+            if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+                done = true;
+                if (child > 0) ::kill(child, static_cast<int>(si.ssi_signo));
+            }
+        }
+        if (child > 0) {
+            int status;
+            if (::waitpid(child, &status, WNOHANG) == child) {
+                child = -1;
+                done = true;
+            }
+        }
+        if (!drain_round() || out_->failed()) break;
+    }
+    (void)sess.set_tracing(false);
+    if (read_errno_ == 0 && !out_->failed()) (void)drain_round();  // what is left in the buffers
+    cpus_.clear();
+    Status restored = sess.restore();
+    if (child > 0) ::waitpid(child, nullptr, 0);
+    if (sfd >= 0) ::close(sfd);
+    out_->flush();
+    if (!on) return fail(on.error());
+    if (read_errno_)
+        return fail(
+            Error(Errc::io, std::string("reading trace_pipe_raw failed: ") + std::strerror(read_errno_)));
+    if (out_->failed() && out_->error_number() != EPIPE)
+        return fail(Error(Errc::io, std::string("write error: ") + std::strerror(out_->error_number())));
+    if (!restored) return fail(restored.error());
+    return kExitOk;
+}
+
+}  // namespace
+
+int run_stream(CliContext& ctx, const std::vector<std::string>& args) {
+    po::options_description opts(
+        "usage: ringscope stream -e EVENT [-e EVENT ...] [-B INSTANCE] [-b KB] [-C CLOCK] [-- COMMAND "
+        "...]\n\n"
+        "Prints events as they happen, as `ringscope report` prints them, until COMMAND exits or Ctrl-C.\n"
+        "The tracing state that was changed is restored at the end.\n\nOptions");
+    opts.add_options()("help,h", "this text")("event,e", po::value<std::vector<std::string>>(),
+                                              "event to print")(
+        "instance,B", po::value<std::string>(), "trace in a new instance (removed at the end)")(
+        "buffer-size,b", po::value<uint64_t>(), "per-CPU buffer size in KB")(
+        "clock,C", po::value<std::string>(), "trace clock")("command", po::value<std::vector<std::string>>(),
+                                                            "command to run");
+    std::vector<std::string> own(args), command;
+    if (auto it = std::find(own.begin(), own.end(), "--"); it != own.end()) {
+        command.assign(it + 1, own.end());
+        own.erase(it, own.end());
+    }
+    po::positional_options_description pos;
+    pos.add("command", -1);
+    po::variables_map vm;
+    if (int rc = parse_options(ctx, "stream", opts, pos, own, vm); rc >= 0) return rc;
+    if (vm.count("command")) {
+        auto c = vm["command"].as<std::vector<std::string>>();
+        command.insert(command.begin(), c.begin(), c.end());
+    }
+    if (!vm.count("event")) {
+        ctx.error("stream: no events given: use -e EVENT (see ringscope stream --help)");
+        return kExitUsage;
+    }
+    capture::TraceSetup setup;
+    setup.events = vm["event"].as<std::vector<std::string>>();
+    if (vm.count("instance")) setup.instance = vm["instance"].as<std::string>();
+    if (vm.count("buffer-size")) setup.buffer_kb = vm["buffer-size"].as<uint64_t>();
+    if (vm.count("clock")) setup.clock = vm["clock"].as<std::string>();
+    StreamRun run(ctx);
+    return run.run(setup, command);
+}
+
+}  // namespace ringscope::cli

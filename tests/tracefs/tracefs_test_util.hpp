@@ -1,0 +1,93 @@
+// Shared by the live-capture tests: the machine-wide tracefs lock, the writability probe, running
+// the CLI and reading files.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <ringscope/tracefs.hpp>
+
+namespace rs_tracefs_test {
+
+// Recordings of colleagues and tests serialize on this lock.
+class TracefsLock {
+  public:
+    TracefsLock() {
+        fd_ = ::open("/tmp/tracefs.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd_ >= 0) ::flock(fd_, LOCK_EX);
+    }
+    ~TracefsLock() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+
+  private:
+    int fd_ = -1;
+};
+
+inline std::string unique_name(const char* what) {
+    static int counter = 0;
+    return std::string("rs_") + what + "_" + std::to_string(::getpid()) + "_" + std::to_string(++counter);
+}
+
+// The tracefs root when instances can be created there, else "" and why.
+inline std::string writable_tracefs(std::string& why) {
+    auto root = ringscope::tracefs::find_tracefs(false);
+    if (!root) {
+        why = root.error().to_string();
+        return {};
+    }
+    auto inst = ringscope::tracefs::Instance::create(unique_name("probe"), *root);
+    if (!inst) {
+        why = inst.error().to_string();
+        return {};
+    }
+    (void)inst->destroy();
+    return *root;
+}
+
+#define REQUIRE_TRACEFS(root)                                                \
+    std::string root;                                                        \
+    {                                                                        \
+        std::string why_;                                                    \
+        root = rs_tracefs_test::writable_tracefs(why_);                      \
+        if (root.empty()) {                                                  \
+            GTEST_SKIP() << "tracefs is not writable here (" << why_ << ")"; \
+        }                                                                    \
+    }
+
+// Runs a shell command; the exit status (or 128+signal).
+inline int sh(const std::string& cmd) {
+    const int st = std::system(cmd.c_str());
+    if (st == -1) return -1;
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    return 128 + WTERMSIG(st);
+}
+
+inline std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// A fresh scratch directory under the build tree.
+inline std::string scratch_dir(const std::string& name) {
+    std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/tracefs-scratch/" + name;
+    sh("rm -rf '" + d + "' && mkdir -p '" + d + "'");
+    return d;
+}
+
+inline bool instance_exists(const std::string& root, const std::string& name) {
+    return ::access((root + "/instances/" + name).c_str(), F_OK) == 0;
+}
+
+}  // namespace rs_tracefs_test
