@@ -1,0 +1,338 @@
+// `ringscope run ANALYSIS.yaml [--set key.path=value]... [--check] [--quiet]`: one file says the
+// whole run. Everything is validated before any work starts (all errors at once, file:line:column,
+// exit 2); outputs are written under temporary names and renamed only when the run succeeded.
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include <ringscope/trace.hpp>
+
+#include "framework/cli/cli_context.hpp"
+#include "framework/config/analysis_catalog.hpp"
+#include "framework/config/run_config.hpp"
+#include "framework/plugin/plugin_paths.hpp"
+#include "framework/sinks/atomic_output.hpp"
+#include "framework/sinks/html_report.hpp"
+#include "framework/sinks/perfetto_sink.hpp"
+#include "framework/sinks/progress_bar.hpp"
+#include "framework/sinks/sqlite_sink.hpp"
+#include "framework/symbols/guest_symbols.hpp"
+#include "framework/symbols/resolver_registry.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ringscope::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+constexpr const char* kUsage =
+    "usage: ringscope run ANALYSIS.yaml [--set KEY.PATH=VALUE]... [--check] [--quiet]\n"
+    "\n"
+    "Runs what the YAML file says: inputs, plugins, symbols, filters, analyses, outputs\n"
+    "(see config/default.yaml). --set overrides a key, e.g. --set analyses.sched.latency.top=20;\n"
+    "--check validates only. Validation errors: all at once as FILE:LINE:COLUMN, exit code 2.\n";
+
+// Loads the plugins the run asks for: folders from the file, then the usual search path; `load`
+// keeps only the named plugins, `skip` drops some (names are the files' stems: sched, kvm, ...).
+void load_plugins(const config::RunConfig& c, const CliContext& ctx, plugin::PluginHost& host,
+                  std::vector<config::Diagnostic>& errors) {
+    std::vector<std::string> dirs = c.plugin_paths;
+    for (const auto& d : plugin::plugin_search_path(ctx.plugin_dirs)) dirs.push_back(d);
+    std::set<std::string> seen, available;
+    for (const auto& d : dirs) {
+        std::error_code ec;
+        if (!fs::is_directory(d, ec)) continue;
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(d, ec))
+            if (e.path().extension() == ".so") files.push_back(e.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files) {
+            std::string stem = f.stem().string();
+            available.insert(stem);
+            if (seen.count(stem)) continue;  // the first folder that has it wins
+            if (!c.plugin_load.empty() &&
+                std::find(c.plugin_load.begin(), c.plugin_load.end(), stem) == c.plugin_load.end())
+                continue;
+            if (std::find(c.plugin_skip.begin(), c.plugin_skip.end(), stem) != c.plugin_skip.end()) continue;
+            seen.insert(stem);
+            host.load_file(f.string());
+        }
+    }
+    for (const auto& list : {&c.plugin_load, &c.plugin_skip})
+        for (const auto& name : *list)
+            if (!available.count(name))
+                errors.push_back({c.plugin_name_pos.count(name) ? c.plugin_name_pos.at(name) : c.plugins_pos,
+                                  "unknown plugin '" + name + "' (not in any plugin folder)"});
+    for (const auto& d : host.diagnostics()) errors.push_back({c.plugins_pos, d});
+}
+
+// Analysis JSON -> tables for the text and CSV outputs: arrays of objects become tables, objects
+// one-row tables, named "<analysis>.<key>" unless the key is already a full table name.
+std::vector<ResultTable> result_tables(const std::string& name, const json& r) {
+    std::vector<ResultTable> out;
+    if (!r.is_object()) return out;
+    for (const auto& [k, v] : r.items()) {
+        json rows = v.is_object() ? json::array({v}) : v;
+        if (!rows.is_array() || rows.empty() || !rows[0].is_object()) continue;
+        ResultTable t;
+        t.name = k.find('.') != std::string::npos ? k : name + "." + k;
+        for (const auto& [col, x] : rows[0].items()) t.columns.push_back(col);
+        for (const auto& row : rows) {
+            std::vector<Cell> cells;
+            for (const auto& col : t.columns) {
+                const json& x = row.contains(col) ? row[col] : json();
+                if (x.is_string())
+                    cells.emplace_back(x.get<std::string>());
+                else if (x.is_number_unsigned())
+                    cells.emplace_back(x.get<uint64_t>());
+                else if (x.is_number_integer())
+                    cells.emplace_back(x.get<int64_t>());
+                else if (x.is_number_float())
+                    cells.emplace_back(x.get<double>());
+                else if (x.is_null())
+                    cells.emplace_back(std::monostate{});
+                else
+                    cells.emplace_back(x.dump());
+            }
+            t.rows.push_back(std::move(cells));
+        }
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+Status write_tables_atomically(const std::string& path, const std::vector<ResultTable>& tables,
+                               TableFormat f) {
+    sinks::AtomicOutput out(path);
+    auto file = out.open();
+    if (!file) return file.error();
+    write_tables(*file, tables, f);
+    return out.commit();
+}
+
+}  // namespace
+
+int run_run(CliContext& ctx, const std::vector<std::string>& args) {
+    std::string path;
+    std::vector<std::string> sets;
+    bool check_only = false, quiet = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            return kExitOk;
+        } else if (a == "--set" && i + 1 < args.size()) {
+            sets.push_back(args[++i]);
+        } else if (a.rfind("--set=", 0) == 0) {
+            sets.push_back(a.substr(6));
+        } else if (a == "--check") {
+            check_only = true;
+        } else if (a == "--quiet" || a == "-q") {
+            quiet = true;
+        } else if (!a.empty() && a[0] == '-') {
+            ctx.error("run: unknown or incomplete option '" + a + "'\n" + kUsage);
+            return kExitUsage;
+        } else if (path.empty()) {
+            path = a;
+        } else {
+            ctx.error("run: one ANALYSIS.yaml, got also '" + a + "'");
+            return kExitUsage;
+        }
+    }
+    if (path.empty()) {
+        std::fputs(kUsage, stderr);
+        return kExitUsage;
+    }
+
+    // Validation: everything before any work, every error at once.
+    std::vector<config::Diagnostic> errors;
+    config::RunConfig cfg = config::load_run_config(path, sets, errors);
+    quiet = quiet || cfg.quiet;
+    plugin::PluginHost host;
+    config::AnalysisCatalog catalog;
+    symbols::ResolverRegistry resolvers;
+    std::vector<std::string> files, filters;
+    for (const auto& in : cfg.inputs) files.push_back(in.path);
+    for (const auto& f : cfg.filters) filters.push_back(f.text);
+    {
+        load_plugins(cfg, ctx, host, errors);
+        catalog.add_command_backed(host);
+        config::resolve_analyses(cfg, catalog, errors);
+        for (const auto& r : host.resolvers()) resolvers.add(r.domain, r.resolver);
+        for (const auto& s : cfg.symbols) {
+            auto r = symbols::load_symbol_file(s.path);
+            if (!r)
+                errors.push_back({s.pos, r.error().to_string()});
+            else
+                resolvers.add(s.domain, *r);
+        }
+        // Filters are checked against the first input's event formats.
+        if (!cfg.inputs.empty() && !cfg.filters.empty()) {
+            TraceOpenOptions o;
+            o.load_plugins = false;
+            auto t = Trace::open(cfg.inputs.front().path, o);
+            if (!t) {
+                errors.push_back({cfg.inputs.front().pos, t.error().to_string()});
+            } else {
+                for (const auto& f : cfg.filters)
+                    if (Status s = t->add_filter(f.text); !s)
+                        errors.push_back({f.pos, "bad filter: " + s.error().to_string()});
+            }
+        }
+    }
+    if (!errors.empty()) {
+        // In file order; --set errors after the file's.
+        std::stable_sort(errors.begin(), errors.end(),
+                         [&](const config::Diagnostic& a, const config::Diagnostic& b) {
+                             bool fa = a.pos.file == path, fb = b.pos.file == path;
+                             if (fa != fb) return fa;
+                             return std::tie(a.pos.file, a.pos.line, a.pos.column) <
+                                    std::tie(b.pos.file, b.pos.line, b.pos.column);
+                         });
+        for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+        std::fprintf(stderr, "%s run: %zu error%s, nothing was run\n", ctx.program.c_str(), errors.size(),
+                     errors.size() == 1 ? "" : "s");
+        return kExitUsage;
+    }
+    if (check_only) {
+        if (!quiet)
+            std::fprintf(stderr, "%s: ok (%zu inputs, %zu analyses)\n", path.c_str(), cfg.inputs.size(),
+                         cfg.analyses.size());
+        return kExitOk;
+    }
+
+    auto fail = [&](const Error& e) {
+        std::fprintf(stderr, "%s run: %s\n", ctx.program.c_str(), e.to_string().c_str());
+        return kExitRuntime;
+    };
+    for (const std::string* o : {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv, &cfg.outputs.sqlite,
+                                 &cfg.outputs.perfetto, &cfg.outputs.html}) {
+        fs::path parent = fs::path(*o).parent_path();
+        std::error_code ec;
+        if (!o->empty() && !parent.empty() && !fs::create_directories(parent, ec) && ec)
+            return fail(Error(Errc::io, parent.string() + ": " + ec.message()));
+    }
+    sinks::ProgressBar progress(!quiet);
+    uint64_t total_bytes = 0;
+    for (const auto& f : files) {
+        std::error_code ec;
+        total_bytes += fs::file_size(f, ec);
+    }
+
+    // One pass over the events feeds the event outputs; temporaries until the end.
+    sinks::RunSummary summary;
+    std::vector<sinks::EventSink*> event_sinks{&summary};
+    std::unique_ptr<sinks::SqliteSink> sqlite;
+    std::unique_ptr<sinks::PerfettoSink> perfetto;
+    if (!cfg.outputs.sqlite.empty()) {
+        auto s = sinks::SqliteSink::create(cfg.outputs.sqlite);
+        if (!s) return fail(s.error());
+        sqlite = std::move(*s);
+        event_sinks.push_back(sqlite.get());
+    }
+    if (!cfg.outputs.perfetto.empty()) {
+        auto s = sinks::PerfettoSink::create(cfg.outputs.perfetto);
+        if (!s) return fail(s.error());
+        perfetto = std::move(*s);
+        event_sinks.push_back(perfetto.get());
+    }
+    // Analyses that read other inputs (Intel PT) need no event pass when no event output is asked.
+    if (sqlite || perfetto || !cfg.outputs.html.empty()) {
+        TraceOpenOptions o;
+        o.load_plugins = false;
+        o.resolvers = &resolvers;
+        std::vector<Trace> traces;
+        for (size_t i = 0; i < cfg.inputs.size(); ++i) {
+            auto t = Trace::open(cfg.inputs[i].path, o);
+            if (!t) return fail(t.error());
+            for (const auto& f : filters)
+                if (Status s = t->add_filter(f); !s) return fail(s.error());
+            for (auto* s : event_sinks)
+                if (Status st = s->add_input(static_cast<int>(i), cfg.inputs[i].name, cfg.inputs[i].path,
+                                             t->cpu_count());
+                    !st)
+                    return fail(st.error());
+            traces.push_back(std::move(*t));
+        }
+        std::vector<Trace*> ptrs;
+        for (auto& t : traces) ptrs.push_back(&t);
+        // The merged iteration does not say how far into the files it is: the bar shows the input
+        // size, events and events/s, and elapsed time instead of an ETA.
+        progress.stage("events", total_bytes);
+        uint64_t n = 0;
+        Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
+            int input = static_cast<int>(&t - traces.data());
+            ++n;
+            for (auto* s : event_sinks) s->on_event(input, ev);
+            progress.update(0, n);
+            return 0;
+        });
+        for (auto& t : traces)
+            if (!t.status()) return fail(t.status().error());
+    }
+
+    std::vector<sinks::NamedResult> results;
+    for (const auto& run : cfg.analyses) {
+        progress.stage(run.name, 0);
+        const config::CatalogEntry* e = catalog.find(run.name);
+        auto r = config::run_analysis(*e, run.params, files, host, resolvers, filters);
+        if (!r) return fail(r.error());
+        results.emplace_back(run.name, std::move(r->json));
+    }
+    progress.stage("outputs", 0);
+
+    // Everything computed: now the outputs appear, each renamed into place when complete.
+    if (sqlite)
+        if (Status s = sqlite->finish(); !s) return fail(s.error());
+    if (perfetto)
+        if (Status s = perfetto->finish(); !s) return fail(s.error());
+    std::vector<ResultTable> tables;
+    for (const auto& [name, r] : results)
+        for (auto& t : result_tables(name, r)) tables.push_back(std::move(t));
+    if (!cfg.outputs.text.empty())
+        if (Status s = write_tables_atomically(cfg.outputs.text, tables, TableFormat::text); !s)
+            return fail(s.error());
+    if (!cfg.outputs.csv.empty())
+        if (Status s = write_tables_atomically(cfg.outputs.csv, tables, TableFormat::csv); !s)
+            return fail(s.error());
+    if (!cfg.outputs.json.empty()) {
+        json doc;
+        doc["title"] = cfg.title;
+        doc["inputs"] = json::array();
+        for (const auto& [i, in] : summary.inputs())
+            doc["inputs"].push_back({{"name", in.name},
+                                     {"path", in.path},
+                                     {"cpus", in.cpus},
+                                     {"events", in.events},
+                                     {"first_ts", in.first_ts},
+                                     {"last_ts", in.last_ts}});
+        doc["analyses"] = json::object();
+        for (const auto& [name, r] : results) doc["analyses"][name] = r;
+        if (Status s = sinks::write_file_atomically(cfg.outputs.json, doc.dump(2) + "\n"); !s)
+            return fail(s.error());
+    }
+    if (!cfg.outputs.html.empty()) {
+        std::string title =
+            cfg.title.empty() ? "ringscope run: " + fs::path(path).filename().string() : cfg.title;
+        if (Status s = sinks::write_file_atomically(cfg.outputs.html,
+                                                    sinks::render_html_report(title, summary, results));
+            !s)
+            return fail(s.error());
+    }
+    progress.finish();
+    if (!quiet) {
+        std::fprintf(stderr, "%s: %llu events, %zu analyses\n", path.c_str(),
+                     static_cast<unsigned long long>(summary.total_events()), results.size());
+        for (const std::string* o : {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv,
+                                     &cfg.outputs.sqlite, &cfg.outputs.perfetto, &cfg.outputs.html})
+            if (!o->empty()) std::fprintf(stderr, "  wrote %s\n", o->c_str());
+    }
+    return kExitOk;
+}
+
+}  // namespace ringscope::cli

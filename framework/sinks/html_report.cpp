@@ -1,0 +1,219 @@
+#include "framework/sinks/html_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "framework/sinks/svg_chart.hpp"
+
+namespace ringscope::sinks {
+
+using json = nlohmann::ordered_json;
+
+Status RunSummary::add_input(int input, const std::string& input_name, const std::string& path, int cpus) {
+    auto& in = inputs_[input];
+    in.name = input_name;
+    in.path = path;
+    in.cpus = cpus;
+    return {};
+}
+
+void RunSummary::on_event(int input, const Event& ev) {
+    auto& in = inputs_[input];
+    if (in.events++ == 0) in.first_ts = ev.timestamp();
+    in.last_ts = std::max(in.last_ts, ev.timestamp());
+    ++in.per_cpu[ev.cpu()];
+    auto& [key, n] = by_type_[ev.type_ptr()];
+    if (n++ == 0) key = ev.type().system + "/" + ev.type().name;
+    ++total_;
+}
+
+std::map<std::string, uint64_t> RunSummary::event_counts() const {
+    std::map<std::string, uint64_t> out;
+    for (const auto& [t, v] : by_type_) out[v.first] += v.second;
+    return out;
+}
+
+namespace {
+
+std::string ns_text(double ns) {
+    char buf[48];
+    if (ns >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+    else if (ns >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+    else if (ns >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.3f µs", ns / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+    return buf;
+}
+
+std::string cell_text(const json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return "";
+    if (v.is_number_float()) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.6g", v.get<double>());
+        return buf;
+    }
+    return v.dump();
+}
+
+// An array of objects as an HTML table (the first `limit` rows).
+std::string table_html(const json& rows, size_t limit = 50) {
+    if (!rows.is_array() || rows.empty() || !rows[0].is_object()) return "<p class=\"empty\">no rows</p>";
+    std::string o = "<table><tr>";
+    for (const auto& [k, v] : rows[0].items()) o += "<th>" + html_escape(k) + "</th>";
+    o += "</tr>";
+    size_t n = 0;
+    for (const auto& r : rows) {
+        if (n++ == limit) break;
+        o += "<tr>";
+        for (const auto& [k, v] : r.items())
+            o += std::string(v.is_number() ? "<td class=\"n\">" : "<td>") + html_escape(cell_text(v)) +
+                 "</td>";
+        o += "</tr>";
+    }
+    o += "</table>";
+    if (rows.size() > limit)
+        o += "<p class=\"note\">" + std::to_string(rows.size() - limit) +
+             " more rows in the JSON/CSV outputs</p>";
+    return o;
+}
+
+std::string latency_section(const json& r) {
+    std::string o = "<section id=\"sched-latency\"><h2>Scheduler wakeup latency</h2>";
+    if (r.contains("overall")) o += table_html(json::array({r["overall"]}));
+    if (r.contains("histogram") && r["histogram"].is_array() && !r["histogram"].empty()) {
+        std::vector<Bar> bars;
+        for (const auto& b : r["histogram"]) {
+            double from = b.value("from_ns", 0.0), to = b.value("to_ns", 0.0), n = b.value("count", 0.0);
+            bars.push_back({ns_text(from), n,
+                            ns_text(from) + " – " + ns_text(to) + ": " + cell_text(b["count"]) + " wakeups"});
+        }
+        o += "<h3>Histogram (log-scale bins)</h3>" + svg_column_chart(bars, "wakeups", true);
+    }
+    if (r.contains("worst")) o += "<h3>Worst wakeups</h3>" + table_html(r["worst"]);
+    if (r.contains("tasks")) o += "<h3>Per task</h3>" + table_html(r["tasks"]);
+    return o + "</section>";
+}
+
+std::string timeline_section(const json& r) {
+    std::string o = "<section id=\"sched-timeline\"><h2>Per-CPU utilization</h2>";
+    const json* rows = nullptr;
+    for (const auto& [k, v] : r.items())
+        if (v.is_array()) rows = &v;
+    if (!rows || rows->empty()) return o + "<p class=\"empty\">no windows</p></section>";
+    std::vector<Series> series;
+    uint64_t t0 = (*rows)[0].value("window_start_ns", uint64_t{0});
+    for (const auto& [k, v] : (*rows)[0].items()) {
+        if (k.rfind("cpu", 0) != 0) continue;
+        Series s;
+        s.name = k.substr(0, k.find('_'));
+        for (const auto& row : *rows) {
+            double x = (row.value("window_start_ns", uint64_t{0}) - t0) / 1e6;
+            double y = row.contains(k) && row[k].is_number() ? row[k].get<double>() * 100 : 0;
+            s.points.push_back({x, y});
+        }
+        series.push_back(std::move(s));
+    }
+    o += svg_line_chart(series, "time since the first window (ms)", "busy %", 100);
+    return o + "</section>";
+}
+
+std::string kvm_section(const json& r) {
+    std::string o = "<section id=\"kvm-exits\"><h2>KVM exits</h2>";
+    if (r.contains("kvm.exits.reasons")) {
+        std::vector<Bar> bars;
+        for (const auto& row : r["kvm.exits.reasons"]) {
+            if (bars.size() == 25) break;
+            bars.push_back({row.value("reason", std::string("?")), row.value("count", 0.0), ""});
+        }
+        o += "<h3>Exits by reason</h3>" + svg_hbar_chart(bars, "exits") + table_html(r["kvm.exits.reasons"]);
+    }
+    if (r.contains("kvm.exits.functions"))
+        o += "<h3>Guest functions per reason</h3>" + table_html(r["kvm.exits.functions"], 100);
+    if (r.contains("kvm.exits.vcpus")) o += "<h3>Per vCPU</h3>" + table_html(r["kvm.exits.vcpus"]);
+    return o + "</section>";
+}
+
+std::string generic_section(const std::string& name, const json& r) {
+    std::string o = "<section><h2>" + html_escape(name) + "</h2>";
+    if (r.is_object()) {
+        for (const auto& [k, v] : r.items()) {
+            if (v.is_array()) {
+                o += "<h3>" + html_escape(k) + "</h3>" + table_html(v);
+            } else if (v.is_object()) {
+                o += "<h3>" + html_escape(k) + "</h3>" + table_html(json::array({v}));
+            } else {
+                o += "<p>" + html_escape(k) + ": " + html_escape(cell_text(v)) + "</p>";
+            }
+        }
+    } else {
+        o += "<pre>" + html_escape(r.dump(2)) + "</pre>";
+    }
+    return o + "</section>";
+}
+
+constexpr const char* kStyle =
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}"
+    "h3{font-size:14px;margin:16px 0 6px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
+    "th,td{border:1px solid #ddd;padding:2px "
+    "8px;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "th{background:#f3f3f3}.note,.empty{color:#777;font-size:12px}svg.chart{display:block;margin:8px 0}";
+
+}  // namespace
+
+std::string render_html_report(const std::string& title, const RunSummary& summary,
+                               const std::vector<NamedResult>& results) {
+    std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
+                    html_escape(title) + "</title><style>" + kStyle + "</style></head><body>\n<h1>" +
+                    html_escape(title) + "</h1>\n";
+    o += "<section "
+         "id=\"summary\"><h2>Summary</h2><table><tr><th>input</th><th>file</th><th>CPUs</th><th>events</th>"
+         "<th>duration</th></tr>";
+    for (const auto& [i, in] : summary.inputs())
+        o += "<tr><td>" + html_escape(in.name) + "</td><td>" + html_escape(in.path) +
+             "</td><td class=\"n\">" + std::to_string(in.cpus) + "</td><td class=\"n\">" +
+             std::to_string(in.events) + "</td><td class=\"n\">" +
+             ns_text(static_cast<double>(in.last_ts - in.first_ts)) + "</td></tr>";
+    o += "</table>";
+    std::vector<std::pair<std::string, uint64_t>> counts;
+    for (const auto& [k, n] : summary.event_counts()) counts.push_back({k, n});
+    std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    std::vector<Bar> bars;
+    for (const auto& [k, n] : counts) {
+        if (bars.size() == 20) break;
+        bars.push_back({k, static_cast<double>(n), ""});
+    }
+    o += "<h3>Events by type (top 20 of " + std::to_string(counts.size()) + ", " +
+         std::to_string(summary.total_events()) + " events)</h3>" + svg_hbar_chart(bars, "events");
+    o += "</section>\n";
+    // The charts people look for first: utilization, latency, KVM; other analyses after.
+    std::vector<const NamedResult*> ordered;
+    for (const char* first : {"sched.timeline", "sched.latency", "kvm.exits"})
+        for (const auto& r : results)
+            if (r.first == first) ordered.push_back(&r);
+    for (const auto& r : results)
+        if (r.first != "sched.timeline" && r.first != "sched.latency" && r.first != "kvm.exits")
+            ordered.push_back(&r);
+    for (const NamedResult* nr : ordered) {
+        const auto& [name, r] = *nr;
+        if (name == "sched.latency")
+            o += latency_section(r);
+        else if (name == "sched.timeline")
+            o += timeline_section(r);
+        else if (name == "kvm.exits")
+            o += kvm_section(r);
+        else
+            o += generic_section(name, r);
+        o += "\n";
+    }
+    o += "<p class=\"note\">Generated by ringscope run.</p></body></html>\n";
+    return o;
+}
+
+}  // namespace ringscope::sinks

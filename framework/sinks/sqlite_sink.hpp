@@ -1,0 +1,38 @@
+// SQLite output: queried with SQL like Perfetto's trace processor.
+//   events(id, ts, cpu, pid, comm, system, name, input)   one row per event, ts in ns
+//   <event name>(event_id, <fields>)   one table per event type with typed columns: integers INTEGER
+//        (u64 values above 2^63-1 wrap, as SQLite has no unsigned type), strings TEXT, other arrays
+//        BLOB; event_id joins events.id. A name taken by another system or by a table below becomes
+//        <system>_<name>; event_types(system, name, table_name, count) says which.
+//   tasks(input, pid, comm)   cpus(input, cpu, events, first_ts, last_ts)
+//   inputs(input, name, path, cpus, events)
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "framework/sinks/event_sink.hpp"
+
+namespace ringscope::sinks {
+
+class SqliteSink final : public EventSink {
+  public:
+    static Expected<std::unique_ptr<SqliteSink>> create(const std::string& path);
+    ~SqliteSink() override;
+
+    Status add_input(int input, const std::string& input_name, const std::string& path, int cpus) override;
+    void on_event(int input, const Event& ev) override;
+    Status finish() override;
+
+    struct Impl;
+
+  private:
+    explicit SqliteSink(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// Runs `sql` on the database at `path` (read only) and prints rows as '|'-separated text, with a
+// header line when `header` (as the sqlite3 shell does with -header). Errors name the statement.
+Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* out, bool header);
+
+}  // namespace ringscope::sinks

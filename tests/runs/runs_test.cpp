@@ -1,0 +1,467 @@
+// `ringscope run` on the shipped configs (config/*.yaml) with the committed traces: the outputs'
+// contents are checked against independent computations and the reference tools' oracles.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include <ringscope/trace.hpp>
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Cmd {
+    int code = -1;
+    std::string out, err;
+};
+
+std::string read_file(const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string tmpdir(const std::string& name) {
+    std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/" + name;
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+Cmd sh(const std::string& cmd) {
+    static int n = 0;
+    std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/stderr." +
+                       std::to_string(::getpid()) + "." + std::to_string(n++);
+    fs::create_directories(fs::path(errf).parent_path());
+    Cmd r;
+    FILE* p = popen((cmd + " 2>'" + errf + "'").c_str(), "r");
+    if (!p) return r;
+    char buf[65536];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, k);
+    int st = pclose(p);
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = read_file(errf);
+    fs::remove(errf);
+    return r;
+}
+
+std::string cli_path() {
+    return std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
+}
+std::string config(const std::string& name) {
+    return std::string(RINGSCOPE_SOURCE_DIR) + "/config/" + name;
+}
+std::string data(const std::string& rel) {
+    return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
+}
+
+Cmd run_config(const std::string& yaml, const std::string& outdir, const std::string& extra = "") {
+    return sh("'" + cli_path() + "' run '" + config(yaml) + "' --quiet --set 'outputs.dir=" + outdir + "' " +
+              extra);
+}
+
+class Db {
+  public:
+    explicit Db(const std::string& p) {
+        EXPECT_EQ(sqlite3_open_v2(p.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    }
+    ~Db() { sqlite3_close(db_); }
+    std::vector<std::vector<std::string>> rows(const std::string& sql) const {
+        std::vector<std::vector<std::string>> out;
+        sqlite3_stmt* st = nullptr;
+        EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr), SQLITE_OK)
+            << sql << ": " << sqlite3_errmsg(db_);
+        if (!st) return out;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            std::vector<std::string> r;
+            for (int i = 0; i < sqlite3_column_count(st); ++i) {
+                const unsigned char* t = sqlite3_column_text(st, i);
+                r.push_back(t ? reinterpret_cast<const char*>(t) : "");
+            }
+            out.push_back(std::move(r));
+        }
+        sqlite3_finalize(st);
+        return out;
+    }
+    int64_t one(const std::string& sql) const {
+        auto r = rows(sql);
+        return r.empty() || r[0].empty() ? -1 : std::stoll(r[0][0]);
+    }
+
+  private:
+    sqlite3* db_ = nullptr;
+};
+
+// Events per "system/name" through the SDK's own iteration (independent of the sinks).
+std::map<std::string, uint64_t> sdk_counts(const std::string& path, uint64_t& total) {
+    std::map<std::string, uint64_t> counts;
+    total = 0;
+    ringscope::TraceOpenOptions o;
+    o.load_plugins = false;
+    auto t = ringscope::Trace::open(path, o);
+    EXPECT_TRUE(t) << path;
+    if (!t) return counts;
+    for (const auto& ev : t->events()) {
+        ++counts[std::string(ev.system()) + "/" + std::string(ev.name())];
+        ++total;
+    }
+    return counts;
+}
+
+// Wakeup latency from the SQLite events, as the issue defines it: from a pid's first pending
+// sched_wakeup(_new) to the next sched_switch to it.
+std::vector<int64_t> latencies_from_sql(const Db& db) {
+    std::vector<int64_t> out;
+    std::map<int64_t, int64_t> pending;
+    auto wake = db.rows(
+        "SELECT e.ts, e.name, COALESCE(w.pid, wn.pid, -1), COALESCE(s.next_pid, -1) FROM events e "
+        "LEFT JOIN sched_wakeup w ON w.event_id = e.id LEFT JOIN sched_wakeup_new wn ON wn.event_id = e.id "
+        "LEFT JOIN sched_switch s ON s.event_id = e.id "
+        "WHERE e.name IN ('sched_wakeup','sched_wakeup_new','sched_switch') ORDER BY e.id");
+    for (const auto& r : wake) {
+        int64_t ts = std::stoll(r[0]);
+        if (r[1] == "sched_switch") {
+            auto it = pending.find(std::stoll(r[3]));
+            if (it != pending.end()) {
+                out.push_back(ts - it->second);
+                pending.erase(it);
+            }
+        } else {
+            pending.emplace(std::stoll(r[2]), ts);  // a second wakeup does not restart the clock
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(Runs, SchedLatencyStudy) {
+    std::string out = tmpdir("sched");
+    Cmd r = run_config("sched-latency.yaml", out);
+    ASSERT_EQ(r.code, 0) << r.err;
+
+    // SQLite: row counts equal the trace's event counts, per type too.
+    uint64_t total = 0;
+    auto counts = sdk_counts(data("traces/full.dat"), total);
+    EXPECT_EQ(total, 10929u);  // tests/data/traces/README.md
+    Db db(out + "/trace.sqlite");
+    EXPECT_EQ(db.one("SELECT count(*) FROM events"), static_cast<int64_t>(total));
+    for (const auto& row : db.rows("SELECT system, name, table_name, count FROM event_types")) {
+        std::string key = row[0] + "/" + row[1];
+        EXPECT_EQ(std::stoull(row[3]), counts[key]) << key;
+        EXPECT_EQ(db.one("SELECT count(*) FROM \"" + row[2] + "\""), static_cast<int64_t>(counts[key]))
+            << key;
+    }
+    EXPECT_EQ(db.one("SELECT count(*) FROM cpus"), 2);
+    EXPECT_EQ(db.one("SELECT sum(events) FROM cpus"), static_cast<int64_t>(total));
+
+    // Spot values: every sched_switch row equals trace-cmd report -R's line for it.
+    Cmd oracle = sh("xz -dc '" + data("traces/oracle/full-R.out.xz") + "'");
+    ASSERT_EQ(oracle.code, 0);
+    std::regex sw(
+        R"(\[(\d+)\]\s+(\d+)\.(\d+): sched_switch:\s+prev_comm=(.*) prev_pid=(\d+) prev_prio=(\d+) prev_state=(\d+) next_comm=(.*) next_pid=(\d+) next_prio=(\d+))");
+    auto rows = db.rows(
+        "SELECT e.cpu, e.ts, s.prev_comm, s.prev_pid, s.prev_prio, s.prev_state, s.next_comm, s.next_pid, "
+        "s.next_prio "
+        "FROM sched_switch s JOIN events e ON e.id = s.event_id ORDER BY s.event_id");
+    std::istringstream lines(oracle.out);
+    std::string line;
+    size_t i = 0, oracle_events = 0;
+    while (std::getline(lines, line)) {
+        if (line.rfind("cpus=", 0) == 0) continue;
+        ++oracle_events;
+        std::smatch m;
+        if (!std::regex_search(line, m, sw)) continue;
+        ASSERT_LT(i, rows.size());
+        const auto& row = rows[i++];
+        EXPECT_EQ(std::stoi(m[1]), std::stoi(row[0])) << line;
+        EXPECT_EQ(std::stoll(m[2]) * 1000000 + std::stoll(m[3]), (std::stoll(row[1]) + 500) / 1000)
+            << line;  // report rounds to the µs
+        EXPECT_EQ(m[4], row[2]) << line;
+        EXPECT_EQ(m[5], row[3]) << line;
+        EXPECT_EQ(m[6], row[4]) << line;
+        EXPECT_EQ(m[7], row[5]) << line;
+        EXPECT_EQ(m[8], row[6]) << line;
+        EXPECT_EQ(m[9], row[7]) << line;
+        EXPECT_EQ(m[10], row[8]) << line;
+    }
+    EXPECT_EQ(i, rows.size());
+    EXPECT_EQ(i, counts["sched/sched_switch"]);
+    EXPECT_EQ(oracle_events, total);
+
+    // The latency analysis agrees with the latencies recomputed from the SQLite rows.
+    json res = json::parse(read_file(out + "/results.json"));
+    const json& lat = res["analyses"]["sched.latency"];
+    auto lats = latencies_from_sql(db);
+    ASSERT_FALSE(lats.empty());
+    EXPECT_EQ(lat["overall"]["count"].get<uint64_t>(), lats.size());
+    EXPECT_EQ(lat["overall"]["max_ns"].get<int64_t>(), *std::max_element(lats.begin(), lats.end()));
+    EXPECT_EQ(lat["overall"]["min_ns"].get<int64_t>(), *std::min_element(lats.begin(), lats.end()));
+    EXPECT_EQ(lat["worst"].size(), std::min<size_t>(20, lats.size()));  // top: 20 from the config
+    EXPECT_EQ(res["inputs"][0]["events"].get<uint64_t>(), total);
+
+    // Runtime: per-CPU switches equal the switch rows per CPU.
+    for (const auto& c : res["analyses"]["sched.runtime"]["sched.runtime.cpus"]) {
+        int cpu = c["cpu"].get<int>();
+        EXPECT_EQ(
+            c["switches"].get<int64_t>(),
+            db.one("SELECT count(*) FROM sched_switch s JOIN events e ON e.id = s.event_id WHERE e.cpu = " +
+                   std::to_string(cpu)));
+    }
+    // Timeline windows of 5 ms (the config's window).
+    const json& tl = res["analyses"]["sched.timeline"]["sched.timeline"];
+    ASSERT_GT(tl.size(), 1u);
+    EXPECT_EQ(tl[0]["window_ns"].get<uint64_t>(), 5000000u);
+
+    // Perfetto JSON: parses, CPU tracks named, one task slice per switch away from a non-idle task
+    // (plus those still running at the end).
+    json pf = json::parse(read_file(out + "/trace.json"));
+    std::map<std::string, int> names;
+    size_t slices = 0, instants = 0;
+    for (const auto& e : pf["traceEvents"]) {
+        std::string ph = e["ph"];
+        if (ph == "M") names[e["args"]["name"].get<std::string>()]++;
+        if (ph == "X" && e["cat"] == "sched") ++slices;
+        if (ph == "i") ++instants;
+    }
+    EXPECT_EQ(names["CPU 0"], 1);
+    EXPECT_EQ(names["CPU 1"], 1);
+    EXPECT_EQ(names["full CPUs"], 1);
+    int64_t want = 0;
+    for (int cpu = 0; cpu < 2; ++cpu) {
+        std::string c = std::to_string(cpu);
+        // Switches whose previous switch on that CPU ran a task, and a running task at the end.
+        want += db.one(
+            "SELECT count(*) FROM (SELECT s.next_pid, LAG(s.next_pid) OVER (ORDER BY s.event_id) AS before "
+            "FROM sched_switch s JOIN events e ON e.id = s.event_id WHERE e.cpu = " +
+            c + ") WHERE before IS NOT NULL AND before != 0");
+        want += db.one(
+            "SELECT s.next_pid != 0 FROM sched_switch s JOIN events e ON e.id = s.event_id WHERE e.cpu = " +
+            c + " ORDER BY s.event_id DESC LIMIT 1");
+    }
+    EXPECT_EQ(static_cast<int64_t>(slices), want);
+    EXPECT_EQ(static_cast<int64_t>(instants),
+              db.one("SELECT count(*) FROM events WHERE name IN "
+                     "('sched_wakeup','sched_wakeup_new','sched_process_fork',"
+                     "'sched_process_exec','sched_process_exit','sched_migrate_task','print')"));
+
+    // The HTML report: one file, the sections and charts, no external fetch.
+    std::string html = read_file(out + "/report.html");
+    for (const char* s :
+         {"id=\"summary\"", "id=\"sched-latency\"", "id=\"sched-timeline\"", "<svg", "Worst wakeups"})
+        EXPECT_NE(html.find(s), std::string::npos) << s;
+    EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
+    EXPECT_EQ(html.find("https://"), std::string::npos);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+
+    // `ringscope sql` on the same database.
+    Cmd q = sh("'" + cli_path() + "' sql '" + out + "/trace.sqlite' 'SELECT count(*) FROM events'");
+    EXPECT_EQ(q.code, 0) << q.err;
+    EXPECT_EQ(q.out, std::to_string(total) + "\n");
+    Cmd bad = sh("'" + cli_path() + "' sql '" + out + "/trace.sqlite' 'SELEC 1'");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("syntax error"), std::string::npos) << bad.err;
+}
+
+TEST(Runs, SetOverridesTheFile) {
+    std::string out = tmpdir("set");
+    Cmd r = run_config("sched-latency.yaml", out,
+                       "--set analyses.sched.latency.top=3 --set analyses.sched.timeline=false");
+    ASSERT_EQ(r.code, 0) << r.err;
+    json res = json::parse(read_file(out + "/results.json"));
+    EXPECT_EQ(res["analyses"]["sched.latency"]["worst"].size(), 3u);
+    EXPECT_FALSE(res["analyses"].contains("sched.timeline"));
+
+    Cmd bad = run_config("sched-latency.yaml", out, "--set analyses.sched.latency.top=lots");
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("--set 2:1:"), std::string::npos) << bad.err;  // --set 1 is outputs.dir
+    EXPECT_NE(bad.err.find("'lots' is not an integer"), std::string::npos) << bad.err;
+}
+
+TEST(Runs, KvmExitStudyWithGuestSymbols) {
+    std::string out = tmpdir("kvm");
+    Cmd r = run_config("kvm-exits.yaml", out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    json res = json::parse(read_file(out + "/results.json"));
+    const json& k = res["analyses"]["kvm.exits"];
+    uint64_t exits = 0;
+    for (const auto& row : k["kvm.exits.reasons"]) exits += row["count"].get<uint64_t>();
+    EXPECT_EQ(exits, 340u);  // tests/data/kvm/README.md
+
+    // Guest functions per reason: counted again from the C example's oracle (exit FUNC+0xOFF).
+    std::map<std::pair<std::string, std::string>, uint64_t> want;
+    std::istringstream lines(read_file(data("kvm/kvm.expected-extra")));
+    std::string line;
+    // No "exit FUNC" where the guest was in user space: the analysis counts those as unresolved.
+    std::regex ex(R"(kvm_exit\s+reason (\S+) rip 0x[0-9a-f]+ (exit ([^+ ]+))?)");
+    while (std::getline(lines, line)) {
+        std::smatch m;
+        if (std::regex_search(line, m, ex)) ++want[{m[1], m[2].matched ? m[3].str() : "[unresolved]"}];
+    }
+    ASSERT_FALSE(want.empty());
+    size_t checked = 0;
+    for (const auto& f : k["kvm.exits.functions"]) {
+        std::string fn = f["function"];
+        fn = fn.substr(0, fn.find('+'));
+        auto it = want.find({f["reason"].get<std::string>(), fn});
+        ASSERT_NE(it, want.end()) << f.dump();
+        EXPECT_EQ(f["count"].get<uint64_t>(), it->second) << f.dump();
+        ++checked;
+    }
+    EXPECT_GT(checked, 0u);
+
+    // Perfetto: one slice per exit on the vCPU track.
+    json pf = json::parse(read_file(out + "/trace.json"));
+    size_t kvm_slices = 0;
+    bool vcpu_track = false;
+    for (const auto& e : pf["traceEvents"]) {
+        if (e["ph"] == "X" && e["cat"] == "kvm") ++kvm_slices;
+        if (e["ph"] == "M" && e["args"]["name"] == "vCPU 0") vcpu_track = true;
+    }
+    EXPECT_TRUE(vcpu_track);
+    EXPECT_EQ(kvm_slices, 340u);
+    std::string html = read_file(out + "/report.html");
+    EXPECT_NE(html.find("id=\"kvm-exits\""), std::string::npos);
+    EXPECT_NE(html.find("Guest functions per reason"), std::string::npos);
+    std::string csv = read_file(out + "/results.csv");
+    EXPECT_NE(csv.find("# kvm.exits.reasons"), std::string::npos);
+}
+
+TEST(Runs, HostGuestMerge) {
+    std::string out = tmpdir("hostguest");
+    Cmd r = run_config("host-guest.yaml", out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    Db db(out + "/trace.sqlite");
+    // tests/data/kvm-agent/counts.txt
+    EXPECT_EQ(db.one("SELECT events FROM inputs WHERE name = 'host'"), 64437);
+    EXPECT_EQ(db.one("SELECT events FROM inputs WHERE name = 'vm2'"), 8010);
+    EXPECT_EQ(db.one("SELECT count(*) FROM events"), 64437 + 8010);
+    EXPECT_EQ(db.one("SELECT count(*) FROM events WHERE input = 1 AND name = 'sched_switch'"), 899);
+    // Merged in time order: the ids follow the timestamps.
+    EXPECT_EQ(db.one("SELECT count(*) FROM events a JOIN events b ON b.id = a.id + 1 WHERE b.ts < a.ts"), 0);
+    json res = json::parse(read_file(out + "/results.json"));
+    uint64_t exits = 0;
+    for (const auto& row : res["analyses"]["kvm.exits"]["kvm.exits.reasons"])
+        exits += row["count"].get<uint64_t>();
+    EXPECT_EQ(exits, 22834u);
+    json pf = json::parse(read_file(out + "/trace.json"));
+    std::map<std::string, int> names;
+    for (const auto& e : pf["traceEvents"])
+        if (e["ph"] == "M") names[e["args"]["name"].get<std::string>()]++;
+    EXPECT_EQ(names["host CPUs"], 1);
+    EXPECT_EQ(names["vm2 CPUs"], 1);
+    EXPECT_EQ(names["host KVM vCPUs"], 1);
+}
+
+TEST(Runs, PtSummary) {
+    std::string out = tmpdir("pt");
+    Cmd check = sh("'" + cli_path() + "' run --check '" + config("pt-summary.yaml") + "'");
+    if (check.code == 2 && check.err.find("unknown analysis 'ipt.summary'") != std::string::npos)
+        GTEST_SKIP() << "the ipt plugin does not offer ipt.summary yet";
+    ASSERT_EQ(check.code, 0) << check.err;
+    Cmd r = run_config("pt-summary.yaml", out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    json res = json::parse(read_file(out + "/results.json"));
+    EXPECT_TRUE(res["analyses"].contains("ipt.summary"));
+    EXPECT_FALSE(res["analyses"]["ipt.summary"].empty());
+}
+
+TEST(Runs, DefaultConfigIsValid) {
+    Cmd r = sh("'" + cli_path() + "' run --check '" + config("default.yaml") + "'");
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(Runs, EveryValidationErrorAtOnce) {
+    std::string out = tmpdir("bad");
+    std::string yaml = data("runs/bad.yaml");
+    Cmd r = sh("cd '" + out + "' && '" + cli_path() + "' run '" + yaml + "'");
+    EXPECT_EQ(r.code, 2);
+    auto has = [&](const std::string& s) {
+        EXPECT_NE(r.err.find(s), std::string::npos) << "missing: " << s << "\n" << r.err;
+    };
+    has(yaml + ":2:8: title must be a scalar");
+    has(yaml + ":5:5: input '");
+    has(yaml + ":7:17: unknown plugin 'no-such-plugin'");
+    has(yaml + ":9:6: bad filter");
+    has(yaml + ":11:24: sched.latency.top: 'many' is not an integer");
+    has(yaml + ":12:19: analysis 'sched.runtime' has no parameter 'window'");
+    has(yaml + ":13:3: unknown analysis 'no.such.analysis'");
+    has(yaml + ":16:3: unknown key 'pdf' in outputs");
+    has(yaml + ":17:1: unknown key 'colour' in the run");
+    has("9 errors, nothing was run");
+    EXPECT_TRUE(fs::is_empty(out));  // nothing written
+
+    std::string broken = out + "/broken.yaml";
+    std::ofstream(broken) << "inputs: [a\nanalyses: {\n";
+    Cmd y = sh("'" + cli_path() + "' run '" + broken + "'");
+    EXPECT_EQ(y.code, 2);
+    EXPECT_NE(y.err.find(broken + ":"), std::string::npos) << y.err;
+}
+
+TEST(Runs, AFailedRunLeavesNoOutput) {
+    // An input that passes validation (it exists) but is cut short: the run fails after the
+    // outputs' temporaries were opened, and none of them may remain.
+    std::string out = tmpdir("fail");
+    std::string cut = out + "/cut.dat";
+    std::string whole = read_file(data("traces/basic.dat"));
+    std::ofstream(cut, std::ios::binary) << whole.substr(0, 4096);
+    std::string yaml = out + "/run.yaml";
+    std::ofstream(yaml) << "inputs: [cut.dat]\nanalyses: {sched.runtime: {}}\noutputs: {dir: " << out
+                        << "/o, json: r.json, sqlite: t.sqlite, perfetto: t.json, html: r.html}\n";
+    Cmd r = sh("'" + cli_path() + "' run --quiet '" + yaml + "'");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("cut.dat"), std::string::npos) << r.err;
+    size_t files = 0;
+    if (fs::exists(out + "/o"))
+        for ([[maybe_unused]] const auto& e : fs::directory_iterator(out + "/o")) ++files;
+    EXPECT_EQ(files, 0u);
+}
+
+// The HTML report in a real browser: loads with no console errors, the screenshot is kept for
+// inspection (build/tests/runs-tmp/html/report.png). Skips where chromium is not installed.
+TEST(Runs, HtmlReportInHeadlessChromium) {
+    std::string chromium;
+    for (const char* c : {"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"})
+        if (::access(c, X_OK) == 0) chromium = c;
+    if (chromium.empty()) GTEST_SKIP() << "chromium is not installed";
+    std::string out = tmpdir("html");
+    Cmd r = run_config("kvm-exits.yaml", out, "--set outputs.html=report.html");
+    ASSERT_EQ(r.code, 0) << r.err;
+    Cmd r2 = run_config("sched-latency.yaml", out + "/sched");
+    ASSERT_EQ(r2.code, 0) << r2.err;
+    for (const std::string& page : {out + "/report.html", out + "/sched/report.html"}) {
+        std::string profile = out + "/profile";
+        fs::remove_all(profile);
+        std::string flags =
+            " --headless --no-sandbox --disable-gpu --disable-background-networking "
+            "--disable-component-update --disable-sync --no-first-run --user-data-dir='" +
+            profile + "' --enable-logging=stderr --v=0 --window-size=1200,2400 ";
+        std::string png = page.substr(0, page.size() - 5) + ".png";
+        Cmd shot =
+            sh("timeout 120 '" + chromium + "'" + flags + "--screenshot='" + png + "' 'file://" + page + "'");
+        EXPECT_TRUE(fs::exists(png)) << shot.err;
+        EXPECT_GT(fs::exists(png) ? fs::file_size(png) : 0, 20000u);  // a blank page is a few KB
+        EXPECT_EQ(shot.err.find("CONSOLE"), std::string::npos) << shot.err;
+        Cmd dom = sh("timeout 120 '" + chromium + "'" + flags + "--dump-dom 'file://" + page + "'");
+        EXPECT_EQ(dom.err.find("CONSOLE"), std::string::npos) << dom.err;
+        // The browser parsed the charts: the DOM it built holds them.
+        size_t svgs = 0;
+        for (size_t p = dom.out.find("<svg"); p != std::string::npos; p = dom.out.find("<svg", p + 1)) ++svgs;
+        EXPECT_GE(svgs, 2u) << page;
+    }
+}
