@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: a warnings-as-errors build with ctest, then the same tests under
-# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/). Prints ctest's summaries.
+# AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), then, when clang is installed, every
+# libFuzzer target for FUZZ_SECONDS each (default 30; 0 skips; scripts/fuzz.sh). Prints the summaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -15,3 +16,11 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRINGSCOPE_WERROR=ON
 ninja -C build-asan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900
+
+fuzz_secs=${FUZZ_SECONDS:-30}
+if [ "$fuzz_secs" != 0 ] && command -v clang++ >/dev/null 2>&1; then
+  echo "== fuzzing (${fuzz_secs}s per target)"
+  scripts/fuzz.sh "$fuzz_secs"
+else
+  echo "== fuzzing skipped (no clang++ or FUZZ_SECONDS=0)"
+fi
