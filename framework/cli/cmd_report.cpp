@@ -66,7 +66,9 @@ const char* const kUsage =
     "  --pid PID, --comm COMM, --kallsyms FILE\n"
     "  --guest-symbols [GUEST=]FILE   symbols for a guest's addresses (kvm plugin)\n"
     "  --format text|json|csv         output format (default text)\n"
-    "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n";
+    "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n"
+    "  --strict                       stop at the first plugin handler that fails (default: report it,\n"
+    "                                 print the event with its own format and go on)\n";
 
 struct InputSpec {
     std::string path;
@@ -96,6 +98,7 @@ struct Options {
     bool list_cpus = false, first_event = false, last_event = false;
     Format format = Format::text;
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
+    bool strict = false;       // --strict: a plugin handler that throws stops the run
 };
 
 // A usage error: one line on stderr, exit 2.
@@ -241,7 +244,7 @@ Options parse_args(const std::vector<std::string>& args) {
         {"ts-offset", true}, {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
         {"raw-ts", false},   {"align-ts", false},     {"help", false},        {"filter-test", false},
         {"format", true},    {"guest-symbols", true}, {"events", false},      {"event", true},
-        {"input-format", true},
+        {"input-format", true}, {"strict", false},
         {"profile", false},  {"by-comm", false},      {"boundary", false},    {"debug", false},
     };
     auto handle_long = [&](std::string_view name, const std::string& arg) {
@@ -305,6 +308,8 @@ Options parse_args(const std::vector<std::string>& args) {
             o.guest_symbols.push_back(arg);
         } else if (name == "input-format") {
             o.input_format = arg;
+        } else if (name == "strict") {
+            o.strict = true;
         } else {
             throw UsageError{"--" + std::string(name) + " is not supported by ringscope report"};
         }
@@ -450,6 +455,9 @@ class ReportRun {
     engine::TraceSet set_;
     std::vector<FilterSet> filters_;  // per file
     std::vector<std::unique_ptr<EventHandler>> handlers_;
+    std::vector<std::string> handler_plugins_;  // the plugin of each handler
+    // One line on stderr for a handler that threw; true when the run must stop (--strict).
+    bool report_fault(const EventHandler* h, const Event& ev, const std::string& what);
     std::vector<std::unique_ptr<engine::PrintDispatch>> dispatch_;  // per file
 };
 
@@ -605,6 +613,17 @@ int ReportRun::run() {
     return print_events();
 }
 
+bool ReportRun::report_fault(const EventHandler* h, const Event& ev, const std::string& what) {
+    std::string plugin = "?";
+    for (size_t i = 0; i < handlers_.size(); ++i)
+        if (handlers_[i].get() == h) plugin = handler_plugins_[i];
+    std::fprintf(stderr, "%s report: plugin %s (handler %s) failed on %s:%s cpu %d ts %llu: %s%s\n",
+                 ctx_.program.c_str(), plugin.c_str(), std::string(h->name()).c_str(), std::string(ev.system()).c_str(),
+                 std::string(ev.name()).c_str(), ev.cpu(), static_cast<unsigned long long>(ev.timestamp()),
+                 what.c_str(), o_.strict ? " (stopping: --strict)" : "");
+    return o_.strict;
+}
+
 int ReportRun::print_events() {
     const bool info_only = o_.stat || o_.uname || o_.version;
     const bool text = o_.format == Format::text;
@@ -613,7 +632,10 @@ int ReportRun::print_events() {
     if (!info_only && !o_.no_plugins && !ctx_.no_plugins) {
         for (const auto& h : ctx_.plugins().handlers()) {
             try {
-                if (auto inst = h.factory()) handlers_.push_back(std::move(inst));
+                if (auto inst = h.factory()) {
+                    handlers_.push_back(std::move(inst));
+                    handler_plugins_.push_back(h.plugin);
+                }
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "%s report: plugin %s: %s\n", ctx_.program.c_str(), h.plugin.c_str(),
                              e.what());
@@ -791,12 +813,26 @@ int ReportRun::print_events() {
             file.formats().print_raw(ev, info);
         else
             d.print_info(ev, info);
+        if (auto fault = d.take_fault()) {
+            buf.flush();
+            if (report_fault(fault->handler, ev, fault->what)) return kExitRuntime;
+        }
         if (text)
             lines.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed,
                         output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi], info.view());
         else
             records.write(hi.source, ev, comm, pid, rec->ts, rec->missed, info.view());
-        for (EventHandler* h : d.subscribers(type->id)) h->on_event(ev);
+        for (EventHandler* h : d.subscribers(type->id)) {
+            try {
+                h->on_event(ev);
+            } catch (const std::exception& e) {
+                buf.flush();
+                if (report_fault(h, ev, e.what())) return kExitRuntime;
+            } catch (...) {
+                buf.flush();
+                if (report_fault(h, ev, "unknown exception")) return kExitRuntime;
+            }
+        }
         if (buf.failed()) break;
     }
     buf.flush();

@@ -48,8 +48,15 @@ void PrintDispatch::print_info(const Event& ev, TextBuffer& out) {
         }
         for (EventHandler* h : p->overrides) {
             const size_t mark = out.size();
-            if (h->print(ev, *this, out)) return;
-            out.resize(mark);  // a handler that declines leaves nothing behind
+            try {
+                if (h->print(ev, *this, out)) return;
+            } catch (const std::exception& e) {
+                fault_ = HandlerFault{h, e.what()};
+            } catch (...) {
+                fault_ = HandlerFault{h, "unknown exception"};
+            }
+            out.resize(mark);  // a handler that declines or fails leaves nothing behind
+            if (fault_) break;
         }
     }
     file_.formats().print_info(ev, out);

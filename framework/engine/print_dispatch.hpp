@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,8 +27,21 @@ class PrintDispatch final : public PrintContext {
     // -r: the events of this type print their fields raw (tep_print_fields).
     void set_raw(uint32_t type_id);
 
+    // A plugin handler that threw while printing: its partial text is dropped and the event
+    // prints with its default format; the caller reports the fault (take_fault) and goes on.
+    struct HandlerFault {
+        const EventHandler* handler;
+        std::string what;
+    };
+
     // The info part of the line (what follows "name: ").
     void print_info(const Event& ev, TextBuffer& out);
+    // The fault of the last print_info, if any (and forgets it).
+    std::optional<HandlerFault> take_fault() {
+        std::optional<HandlerFault> f = std::move(fault_);
+        fault_.reset();
+        return f;
+    }
     // Handlers that subscribed to this type (on_event is called for each printed event).
     std::span<EventHandler* const> subscribers(uint32_t type_id) const noexcept {
         return type_id < subscribers_.size() ? std::span<EventHandler* const>(subscribers_[type_id])
@@ -50,6 +65,7 @@ class PrintDispatch final : public PrintContext {
     std::vector<PerType> types_;                           // by type id
     std::vector<std::vector<EventHandler*>> subscribers_;  // by type id
     bool any_override_ = false;
+    std::optional<HandlerFault> fault_;
 };
 
 }  // namespace ringscope::engine

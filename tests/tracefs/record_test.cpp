@@ -176,9 +176,10 @@ TEST(Record, TinyBufferLossesAreShownAndStored) {
     TracefsLock lock;
     const std::string dir = scratch_dir("record_tiny");
     const std::string inst = unique_name("tiny");
-    // The writer is paused by a tiny buffer only if the reader falls behind: pin both to one CPU.
-    ASSERT_EQ(sh("taskset -c 0 " + kRs + " record -B " + inst + " -b 8 -e sched:sched_process_exit -o " +
-                 dir + "/t.dat --compression none -- " MARKER_WRITER_BIN " " + root + "/instances/" + inst +
+    // Losses need a reader that falls behind: both on one CPU, the recorder at the lowest priority
+    // and the writer at the highest, so that the writer fills the 8 KB buffer whatever the load.
+    ASSERT_EQ(sh("taskset -c 0 nice -n 19 " + kRs + " record -B " + inst + " -b 8 -e sched:sched_process_exit -o " +
+                 dir + "/t.dat --compression none -- nice -n -39 " MARKER_WRITER_BIN " " + root + "/instances/" + inst +
                  "/trace_marker 200000 > " + dir + "/t.log 2>&1"),
               0)
         << slurp(dir + "/t.log");

@@ -19,10 +19,11 @@ void print_success(std::FILE* out, int status, uint64_t ip) {
         std::fprintf(out, "status=0x%x ip=0x%" PRIx64 "\n", static_cast<unsigned>(status), ip);
 }
 
-// Repeats one sync direction until pte_eos. Both directions move strictly (see QueryDecoder), but
-// a repeated position still ends the loop so that a decoder defect cannot hang the command.
+// Repeats one sync direction until pte_eos. Both directions move strictly (see QueryDecoder); a
+// position that does not move on ends the loop whatever the status, so that a decoder defect
+// cannot hang the command (a fuzzed stream once made sync backward return one PSB forever).
 template <class Sync>
-void sync_loop(const Config& config, const char* name, Sync sync, std::FILE* out) {
+void sync_loop(const Config& config, const char* name, bool forward, Sync sync, std::FILE* out) {
     QueryDecoder decoder(config);
     bool have_last = false;
     uint64_t last = 0;
@@ -41,7 +42,7 @@ void sync_loop(const Config& config, const char* name, Sync sync, std::FILE* out
             std::fprintf(out, "%s error=%s\n", name, pt_error_name(status));
             break;
         }
-        if (have_last && offset == last && status < 0) break;
+        if (have_last && (forward ? offset <= last : offset >= last)) break;
         have_last = true;
         last = offset;
     }
@@ -69,9 +70,9 @@ bool parse_offsets(const std::string& text, std::vector<uint64_t>& out) {
 
 void sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out) {
     sync_loop(
-        config, "sync-forward", [](QueryDecoder& d, uint64_t* ip) { return d.sync_forward(ip); }, out);
+        config, "sync-forward", true, [](QueryDecoder& d, uint64_t* ip) { return d.sync_forward(ip); }, out);
     sync_loop(
-        config, "sync-backward", [](QueryDecoder& d, uint64_t* ip) { return d.sync_backward(ip); }, out);
+        config, "sync-backward", false, [](QueryDecoder& d, uint64_t* ip) { return d.sync_backward(ip); }, out);
     for (uint64_t offset : at) {
         QueryDecoder decoder(config);
         uint64_t ip = 0;
