@@ -1,10 +1,5 @@
 #include "framework/cli/report_decoded.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <map>
 #include <memory>
@@ -13,6 +8,7 @@
 #include <ringscope/handler.hpp>
 
 #include "framework/format/format_catalog.hpp"
+#include "framework/io/mapped_file.hpp"
 #include "framework/output/event_record_writer.hpp"
 #include "framework/output/output_buffer.hpp"
 #include "framework/output/report_line_writer.hpp"
@@ -22,42 +18,6 @@ namespace ringscope::cli {
 namespace {
 
 constexpr char kTraceDatMagic[] = "\x17\x08\x44tracing";
-
-// An input file mapped read-only (decoders get the bytes and the fd).
-class MappedInput {
-public:
-    ~MappedInput() {
-        if (map_ && map_ != MAP_FAILED) ::munmap(map_, size_);
-        if (fd_ >= 0) ::close(fd_);
-    }
-    bool open(const std::string& path, std::string& error) {
-        fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        struct stat st{};
-        if (fd_ < 0 || ::fstat(fd_, &st) != 0) {
-            error = path + ": " + std::strerror(errno);
-            return false;
-        }
-        size_ = static_cast<size_t>(st.st_size);
-        if (S_ISREG(st.st_mode) && size_ > 0) {
-            map_ = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-            if (map_ == MAP_FAILED) {
-                error = path + ": " + std::strerror(errno);
-                return false;
-            }
-        }
-        return true;
-    }
-    std::span<const uint8_t> bytes() const {
-        return map_ && map_ != MAP_FAILED ? std::span<const uint8_t>(static_cast<const uint8_t*>(map_), size_)
-                                          : std::span<const uint8_t>();
-    }
-    int fd() const { return fd_; }
-
-private:
-    int fd_ = -1;
-    void* map_ = nullptr;
-    size_t size_ = 0;
-};
 
 bool is_trace_dat(std::span<const uint8_t> head) {
     return head.size() >= sizeof kTraceDatMagic - 1 && std::memcmp(head.data(), kTraceDatMagic, sizeof kTraceDatMagic - 1) == 0;
@@ -103,7 +63,7 @@ std::string format_text(const EventType& t) {
 
 struct Input {
     std::string path;
-    MappedInput file;
+    std::shared_ptr<io::MappedFile> file;  // mapped, or read whole when it is a pipe
     std::unique_ptr<EventStream> stream;
     format::FormatCatalog catalog{8, false};
     std::map<const EventType*, const EventType*> printable;  // decoder type -> catalog type
@@ -140,10 +100,9 @@ private:
 bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format) {
     if (paths.empty()) return false;
     if (!input_format.empty()) return input_format != "tracedat";
-    MappedInput f;
-    std::string error;
-    if (!f.open(paths.front(), error)) return false;  // the trace.dat path reports the error
-    auto head = f.bytes().first(std::min<size_t>(f.bytes().size(), 65536));
+    auto f = io::MappedFile::open(paths.front());
+    if (!f) return false;  // the trace.dat path reports the error
+    auto head = (*f)->bytes().first(std::min<size_t>((*f)->bytes().size(), 65536));
     return !is_trace_dat(head) && choose(ctx, head, input_format) != nullptr;
 }
 
@@ -156,12 +115,13 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
     for (const auto& path : paths) {
         auto in = std::make_unique<Input>();
         in->path = path;
-        std::string error;
-        if (!in->file.open(path, error)) {
-            ctx.error(error);
+        auto file = io::MappedFile::open(path);
+        if (!file) {
+            ctx.error(Error(std::move(file).error()).in_file(path).to_string());
             return kExitRuntime;
         }
-        auto bytes = in->file.bytes();
+        in->file = std::move(*file);
+        auto bytes = in->file->bytes();
         auto head = bytes.first(std::min<size_t>(bytes.size(), 65536));
         Decoder* d = choose(ctx, head, input_format);
         if (!d) {
@@ -170,7 +130,7 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
                                             : "no decoder for input format '" + std::string(input_format) + "'"));
             return kExitRuntime;
         }
-        InputSource src{path, in->file.fd(), head, bytes};
+        InputSource src{path, -1, head, bytes};
         auto stream = d->open(src, resolvers);
         if (!stream) {
             ctx.error(Error(std::move(stream).error()).in_file(path).to_string());
