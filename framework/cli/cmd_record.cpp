@@ -45,20 +45,10 @@ int run_record(CliContext& ctx, const std::vector<std::string>& args) {
         "output,o", po::value<std::string>()->default_value("trace.dat"), "output file")(
         "compression", po::value<std::string>()->default_value("zstd"), "none, zlib or zstd")(
         "quiet,q", "no summary")("command", po::value<std::vector<std::string>>(), "command to run");
-    std::vector<std::string> own(args), command;
     // Everything after "--" (or from the first word that is not an option) is the command.
-    if (auto it = std::find(own.begin(), own.end(), "--"); it != own.end()) {
-        command.assign(it + 1, own.end());
-        own.erase(it, own.end());
-    }
-    po::positional_options_description pos;
-    pos.add("command", -1);
+    std::vector<std::string> command;
     po::variables_map vm;
-    if (int rc = parse_options(ctx, "record", opts, pos, own, vm); rc >= 0) return rc;
-    if (vm.count("command")) {
-        auto c = vm["command"].as<std::vector<std::string>>();
-        command.insert(command.begin(), c.begin(), c.end());
-    }
+    if (int rc = parse_options_with_command(ctx, "record", opts, args, vm, command); rc >= 0) return rc;
     capture::RecordOptions o;
     if (!vm.count("event")) {
         ctx.error("record: no events given: use -e EVENT (see ringscope record --help)");

@@ -305,19 +305,10 @@ int run_stream(CliContext& ctx, const std::vector<std::string>& args) {
         "buffer-size,b", po::value<uint64_t>(), "per-CPU buffer size in KB")(
         "clock,C", po::value<std::string>(), "trace clock")("command", po::value<std::vector<std::string>>(),
                                                             "command to run");
-    std::vector<std::string> own(args), command;
-    if (auto it = std::find(own.begin(), own.end(), "--"); it != own.end()) {
-        command.assign(it + 1, own.end());
-        own.erase(it, own.end());
-    }
-    po::positional_options_description pos;
-    pos.add("command", -1);
+    // Everything after "--" (or from the first word that is not an option) is the command.
+    std::vector<std::string> command;
     po::variables_map vm;
-    if (int rc = parse_options(ctx, "stream", opts, pos, own, vm); rc >= 0) return rc;
-    if (vm.count("command")) {
-        auto c = vm["command"].as<std::vector<std::string>>();
-        command.insert(command.begin(), c.begin(), c.end());
-    }
+    if (int rc = parse_options_with_command(ctx, "stream", opts, args, vm, command); rc >= 0) return rc;
     if (!vm.count("event")) {
         ctx.error("stream: no events given: use -e EVENT (see ringscope stream --help)");
         return kExitUsage;

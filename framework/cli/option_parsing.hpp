@@ -17,4 +17,11 @@ int parse_options(CliContext& ctx, const std::string& command, const boost::prog
                   const boost::program_options::positional_options_description& positional,
                   const std::vector<std::string>& args, boost::program_options::variables_map& vm);
 
+// For commands that run a COMMAND (record, stream): `opts` declares a "command" option; the words
+// after "--", or else the positional words, become `command`. Returns as parse_options.
+int parse_options_with_command(CliContext& ctx, const std::string& name,
+                               const boost::program_options::options_description& opts,
+                               const std::vector<std::string>& args, boost::program_options::variables_map& vm,
+                               std::vector<std::string>& command);
+
 }  // namespace ringscope::cli
