@@ -73,32 +73,6 @@ struct Trace::Impl {
         }
         return cb && *cb ? (*cb)(self, ev, cpu) : 0;
     }
-
-    bool cpu_wanted(const engine::MergeSource& s, std::span<const int> cpus) const {
-        return cpus.empty() || std::find(cpus.begin(), cpus.end(), s.stream.cpu()) != cpus.end();
-    }
-
-    // The next record of the wanted CPUs, oldest (forward) or newest (reverse) first.
-    engine::MergeSource* pick(std::span<const int> cpus, bool reverse, const engine::Record*& rec) {
-        engine::MergeSource* best = nullptr;
-        rec = nullptr;
-        for (auto& s : merger.sources()) {
-            if (!cpu_wanted(s, cpus)) continue;
-            const engine::Record* r = reverse ? s.stream.peek_back() : s.stream.peek();
-            if (r && (!rec || (reverse ? r->ts >= rec->ts : r->ts < rec->ts))) {
-                best = &s;
-                rec = r;
-            }
-        }
-        return best;
-    }
-
-    void take(engine::MergeSource* s, bool reverse) {
-        if (reverse)
-            s->stream.advance_back();
-        else
-            s->stream.advance();
-    }
 };
 
 Trace::Trace(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -178,9 +152,9 @@ int Trace::iterate(const Callback& callback, std::span<const int> cpus) {
         return -1;
     }
     const engine::Record* rec;
-    while (engine::MergeSource* s = m.pick(cpus, false, rec)) {
+    engine::MergeSource* src;
+    while (m.merger.next(rec, src, cpus)) {
         Event ev = m.make_event(*rec);
-        m.take(s, false);
         if (!ev.type_ptr()) continue;
         if (int r = m.deliver(*this, ev, rec->cpu, &callback)) return r;
     }
@@ -198,9 +172,9 @@ int Trace::iterate_reverse(const Callback& callback, std::span<const int> cpus, 
         if (!cont) m.merger.seek_end();
     }
     const engine::Record* rec;
-    while (engine::MergeSource* s = m.pick(cpus, true, rec)) {
+    engine::MergeSource* src;
+    while (m.merger.next_back(rec, src, cpus)) {
         Event ev = m.make_event(*rec);
-        m.take(s, true);
         if (!ev.type_ptr()) continue;
         if (int r = m.deliver(*this, ev, rec->cpu, &callback)) return r;
     }
@@ -225,7 +199,7 @@ int Trace::iterate_multi(std::span<Trace* const> traces, const Callback& callbac
         const engine::Record* best_rec = nullptr;
         for (size_t i = 0; i < traces.size(); ++i) {
             const engine::Record* rec;
-            engine::MergeSource* s = traces[i]->impl_->pick({}, false, rec);
+            engine::MergeSource* s = traces[i]->impl_->merger.peek_next(rec);
             if (s && (!best_rec || rec->ts < best_rec->ts)) {
                 best = s;
                 best_rec = rec;
@@ -236,7 +210,7 @@ int Trace::iterate_multi(std::span<Trace* const> traces, const Callback& callbac
         Impl& m = *traces[best_t]->impl_;
         Event ev = m.make_event(*best_rec);
         const int cpu = base[best_t] + best->global_cpu;
-        m.take(best, false);
+        best->stream.advance();
         if (!ev.type_ptr()) continue;
         if (int r = m.deliver(*traces[best_t], ev, cpu, &callback)) return r;
     }
@@ -271,9 +245,9 @@ Trace::EventRange::iterator Trace::EventRange::begin() {
 Trace::EventRange::iterator& Trace::EventRange::iterator::operator++() {
     Impl& m = *trace_->impl_;
     const engine::Record* rec;
-    while (engine::MergeSource* s = m.pick({}, reverse_, rec)) {
+    engine::MergeSource* src;
+    while (reverse_ ? m.merger.next_back(rec, src) : m.merger.next(rec, src)) {
         current_ = m.make_event(*rec);
-        m.take(s, reverse_);
         if (!current_.type_ptr()) continue;
         if (!m.filters.empty() && !m.filters.accept(current_)) continue;
         return *this;

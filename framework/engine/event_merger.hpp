@@ -3,7 +3,9 @@
 // the source added last, so that a reverse walk is exactly the forward walk backwards.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "framework/engine/cpu_stream.hpp"
@@ -25,39 +27,49 @@ class EventMerger {
     void add(MergeSource source) { sources_.push_back(std::move(source)); }
     std::vector<MergeSource>& sources() noexcept { return sources_; }
 
-    // Forward: the next record and its source, or false at the end.
-    bool next(const Record*& rec, MergeSource*& src) {
+    // The source whose record comes next, oldest first (peek_next) or newest first (peek_back),
+    // without moving; `cpus` empty = every source, else only those CPU ids. nullptr at the end.
+    MergeSource* peek_next(const Record*& rec, std::span<const int> cpus = {}) {
         MergeSource* best = nullptr;
-        const Record* best_rec = nullptr;
+        rec = nullptr;
         for (auto& s : sources_) {
+            if (!wanted(s, cpus)) continue;
             const Record* r = s.stream.peek();
-            if (r && (!best_rec || r->ts < best_rec->ts)) {
+            if (r && (!rec || r->ts < rec->ts)) {
                 best = &s;
-                best_rec = r;
+                rec = r;
             }
         }
-        if (!best) return false;
-        best->stream.advance();  // the record stays valid until this stream is peeked again
-        rec = best_rec;
-        src = best;
+        return best;
+    }
+    MergeSource* peek_back(const Record*& rec, std::span<const int> cpus = {}) {
+        MergeSource* best = nullptr;
+        rec = nullptr;
+        for (auto& s : sources_) {
+            if (!wanted(s, cpus)) continue;
+            const Record* r = s.stream.peek_back();
+            if (r && (!rec || r->ts >= rec->ts)) {
+                best = &s;
+                rec = r;
+            }
+        }
+        return best;
+    }
+
+    // Forward: the next record and its source, or false at the end. The record stays valid until
+    // its stream is peeked again.
+    bool next(const Record*& rec, MergeSource*& src, std::span<const int> cpus = {}) {
+        src = peek_next(rec, cpus);
+        if (!src) return false;
+        src->stream.advance();
         return true;
     }
 
     // Reverse: newest first.
-    bool next_back(const Record*& rec, MergeSource*& src) {
-        MergeSource* best = nullptr;
-        const Record* best_rec = nullptr;
-        for (auto& s : sources_) {
-            const Record* r = s.stream.peek_back();
-            if (r && (!best_rec || r->ts >= best_rec->ts)) {
-                best = &s;
-                best_rec = r;
-            }
-        }
-        if (!best) return false;
-        best->stream.advance_back();
-        rec = best_rec;
-        src = best;
+    bool next_back(const Record*& rec, MergeSource*& src, std::span<const int> cpus = {}) {
+        src = peek_back(rec, cpus);
+        if (!src) return false;
+        src->stream.advance_back();
         return true;
     }
 
@@ -73,6 +85,10 @@ class EventMerger {
     Status status() const;
 
   private:
+    static bool wanted(const MergeSource& s, std::span<const int> cpus) noexcept {
+        return cpus.empty() || std::find(cpus.begin(), cpus.end(), s.stream.cpu()) != cpus.end();
+    }
+
     std::vector<MergeSource> sources_;
 };
 
