@@ -562,6 +562,11 @@ Status TraceDatWriter::finish() {
 }
 
 Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config) {
+    return write_trace_dat_copy(reader, path, config, reader.metadata());
+}
+
+Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config,
+                            const TraceMetadata& metadata) {
     config.big_endian = reader.big_endian();
     config.long_size = reader.long_size();
     config.page_size = reader.page_size();
@@ -583,7 +588,7 @@ Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& pat
         specs.push_back(std::move(s));
         source.push_back(b);
     }
-    auto w = TraceDatWriter::create(path, config, reader.metadata(), specs);
+    auto w = TraceDatWriter::create(path, config, metadata, specs);
     if (!w) return std::move(w).error();
     for (size_t i = 0; i < specs.size(); ++i) {
         for (size_t c = 0; c < specs[i].cpus.size(); ++c) {

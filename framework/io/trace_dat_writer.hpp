@@ -71,5 +71,8 @@ class TraceDatWriter {
 // are not copied.
 class TraceDatReader;
 Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config);
+// The same with other metadata (edited options, say: test generators for time sync cases).
+Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config,
+                            const TraceMetadata& metadata);
 
 }  // namespace ringscope::io
