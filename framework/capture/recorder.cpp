@@ -10,9 +10,11 @@
 #include <cstring>
 #include <ctime>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "framework/capture/capture_files.hpp"
+#include "framework/capture/clock_conversion.hpp"
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/trace_assembler.hpp"
 #include "framework/capture/tracing_session.hpp"
@@ -101,10 +103,22 @@ Status collect_stats(const tracefs::Instance& inst, CaptureResult& res) {
 
 Expected<CaptureResult> record(const RecordOptions& o) {
     if (o.events.empty()) return Error(Errc::invalid_argument, "no events given (-e EVENT)");
+    std::string clock_name = o.clock;
+    std::optional<io::Tsc2Nsec> tsc2nsec;
+    if (o.tsc2nsec) {
+        if (!clock_name.empty() && clock_name != "x86-tsc")
+            return Error(Errc::invalid_argument,
+                         "--tsc2nsec records with the x86-tsc clock, not " + clock_name);
+        clock_name = "x86-tsc";
+        // Checked before anything changes: where the kernel does not publish the conversion, fail.
+        auto t = read_tsc2nsec();
+        if (!t) return std::move(t).error();
+        tsc2nsec = *t;
+    }
     // From the first change on: a Ctrl-C during the setup ends the run through the normal path
     // (state restored) instead of killing the process.
     SignalScope signals;
-    TraceSetup setup{o.tracefs_root, o.instance, o.events, o.buffer_kb, o.clock};
+    TraceSetup setup{o.tracefs_root, o.instance, o.events, o.buffer_kb, clock_name};
     auto session = TracingSession::start(setup);
     if (!session) return std::move(session).error();
     TracingSession& sess = **session;
@@ -117,6 +131,12 @@ Expected<CaptureResult> record(const RecordOptions& o) {
     if (!subbuf) return std::move(subbuf).error();
     auto clock = inst.clock();
     if (!clock) return std::move(clock).error();
+    meta->options.tsc2nsec = tsc2nsec;
+    if (o.date) {
+        auto date = measure_date_offset(inst.root(), *clock);
+        if (!date) return std::move(date).error();
+        meta->options.date = std::move(*date);
+    }
 
     const uint64_t reserve = metadata_bytes(*meta) + uint64_t{4} * 64 * *subbuf + (256u << 10);
     auto files = CaptureFiles::create(o.output, cpus, reserve);

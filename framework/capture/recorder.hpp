@@ -23,6 +23,8 @@ struct RecordOptions {
     std::string instance;             // -B: a new instance ("" = the top buffer)
     uint64_t buffer_kb = 0;           // -b: per-CPU buffer size (0 = as it is)
     std::string clock;                // -C
+    bool tsc2nsec = false;            // --tsc2nsec: x86-tsc clock, TSC2NSEC option (fails where unsupported)
+    bool date = false;                // --date: DATE option (trace clock -> wall clock offset)
     std::string output = "trace.dat";
     io::Compression compression = io::Compression::zstd;
     std::vector<std::string> command;  // run while recording; empty = until SIGINT/SIGTERM

@@ -31,7 +31,7 @@ bool parse_compression(const std::string& s, io::Compression& out) {
 int run_record(CliContext& ctx, const std::vector<std::string>& args) {
     po::options_description opts(
         "usage: ringscope record -e EVENT [-e EVENT ...] [-B INSTANCE] [-b KB] [-C CLOCK] [-o FILE]\n"
-        "                        [--compression none|zlib|zstd] [-- COMMAND ...]\n\n"
+        "                        [--compression none|zlib|zstd] [--tsc2nsec] [--date] [-- COMMAND ...]\n\n"
         "Records events into a trace.dat (version 7): one reader per CPU, until COMMAND exits, or Ctrl-C /\n"
         "SIGTERM without a command. EVENT is SYSTEM, SYSTEM:EVENT, EVENT or \"all\" (globs allowed). The\n"
         "tracing state that was changed (events, buffer size, clock, the instance) is restored at the "
@@ -42,6 +42,8 @@ int run_record(CliContext& ctx, const std::vector<std::string>& args) {
         "instance,B", po::value<std::string>(), "record in a new instance (removed at the end)")(
         "buffer-size,b", po::value<uint64_t>(), "per-CPU buffer size in KB")(
         "clock,C", po::value<std::string>(), "trace clock (local, global, mono, x86-tsc...)")(
+        "tsc2nsec", "record with x86-tsc and store the TSC -> ns conversion (as trace-cmd --tsc2nsec)")(
+        "date", "store the trace clock's offset from the wall clock (reports print wall-clock times)")(
         "output,o", po::value<std::string>()->default_value("trace.dat"), "output file")(
         "compression", po::value<std::string>()->default_value("zstd"), "none, zlib or zstd")(
         "quiet,q", "no summary")("command", po::value<std::vector<std::string>>(), "command to run");
@@ -58,6 +60,8 @@ int run_record(CliContext& ctx, const std::vector<std::string>& args) {
     if (vm.count("instance")) o.instance = vm["instance"].as<std::string>();
     if (vm.count("buffer-size")) o.buffer_kb = vm["buffer-size"].as<uint64_t>();
     if (vm.count("clock")) o.clock = vm["clock"].as<std::string>();
+    o.tsc2nsec = vm.count("tsc2nsec") > 0;
+    o.date = vm.count("date") > 0;
     o.output = vm["output"].as<std::string>();
     if (!parse_compression(vm["compression"].as<std::string>(), o.compression)) {
         ctx.error("record: unknown compression '" + vm["compression"].as<std::string>() +

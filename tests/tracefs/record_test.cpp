@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/capture/clock_conversion.hpp"
 #include "framework/io/trace_dat_reader.hpp"
 #include "framework/io/trace_dat_writer.hpp"
 #include "tracefs_test_util.hpp"
@@ -178,10 +179,11 @@ TEST(Record, TinyBufferLossesAreShownAndStored) {
     const std::string inst = unique_name("tiny");
     // Losses need a reader that falls behind: both on one CPU, the recorder at the lowest priority
     // and the writer at the highest, so that the writer fills the 8 KB buffer whatever the load.
-    ASSERT_EQ(sh("taskset -c 0 nice -n 19 " + kRs + " record -B " + inst + " -b 8 -e sched:sched_process_exit -o " +
-                 dir + "/t.dat --compression none -- nice -n -39 " MARKER_WRITER_BIN " " + root + "/instances/" + inst +
-                 "/trace_marker 200000 > " + dir + "/t.log 2>&1"),
-              0)
+    ASSERT_EQ(
+        sh("taskset -c 0 nice -n 19 " + kRs + " record -B " + inst + " -b 8 -e sched:sched_process_exit -o " +
+           dir + "/t.dat --compression none -- nice -n -39 " MARKER_WRITER_BIN " " + root + "/instances/" +
+           inst + "/trace_marker 200000 > " + dir + "/t.log 2>&1"),
+        0)
         << slurp(dir + "/t.log");
     const std::string log = slurp(dir + "/t.log");
     EXPECT_NE(log.find("LOST"), std::string::npos) << log;
@@ -204,6 +206,66 @@ TEST(Record, TinyBufferLossesAreShownAndStored) {
     if (have_trace_cmd()) {
         ASSERT_EQ(sh("trace-cmd report -N " + dir + "/t.dat > " + dir + "/t.tc 2>/dev/null"), 0);
         EXPECT_EQ(slurp(dir + "/t.tc"), text);
+    }
+}
+
+TEST(Record, DateStoresTheWallClockOffset) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("record_date");
+    const std::string inst = unique_name("date");
+    const long before = static_cast<long>(::time(nullptr));
+    ASSERT_EQ(record_markers(root, dir, inst, "d.dat", 20, "--date --compression none"), 0)
+        << slurp(dir + "/d.dat.log");
+    const long after = static_cast<long>(::time(nullptr));
+    EXPECT_FALSE(instance_exists(root, inst));
+    EXPECT_FALSE(instance_exists(root, "ringscope-date-" + std::to_string(::getpid())));
+    auto rd = io::TraceDatReader::open(dir + "/d.dat");
+    ASSERT_TRUE(rd) << rd.error().to_string();
+    ASSERT_TRUE(rd->options().date.has_value());
+    EXPECT_EQ(rd->options().date->rfind("0x", 0), 0u) << *rd->options().date;
+    // With the offset applied the markers carry wall-clock seconds of this run.
+    ASSERT_EQ(sh(kRs + " report -N " + dir + "/d.dat > " + dir + "/d.txt 2>/dev/null"), 0);
+    const std::string text = slurp(dir + "/d.txt");
+    ASSERT_EQ(report_markers(text).size(), 20u);
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(text, m, std::regex(R"(\] +(\d+)\.\d{6}: print: +tracing_mark_write: n=0)")));
+    const long secs = std::stol(m[1]);
+    EXPECT_GE(secs, before - 2);
+    EXPECT_LE(secs, after + 2);
+    if (have_trace_cmd()) {
+        ASSERT_EQ(sh("trace-cmd report -N " + dir + "/d.dat > " + dir + "/d.tc 2>/dev/null"), 0);
+        EXPECT_EQ(slurp(dir + "/d.tc"), text);
+    }
+}
+
+TEST(Record, Tsc2nsecStoresTheConversionOrFailsCleanly) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("record_tsc");
+    const std::string inst = unique_name("tsc");
+    const auto conv = capture::read_tsc2nsec();
+    const int rc = record_markers(root, dir, inst, "t.dat", 20, "--tsc2nsec --compression none");
+    const std::string log = slurp(dir + "/t.dat.log");
+    EXPECT_FALSE(instance_exists(root, inst));
+    if (!conv) {
+        // This machine: perf does not publish the TSC conversion, as trace-cmd --tsc2nsec also finds.
+        EXPECT_NE(rc, 0);
+        EXPECT_NE(log.find("TSC to ns conversion"), std::string::npos) << log;
+        return;
+    }
+    ASSERT_EQ(rc, 0) << log;
+    auto rd = io::TraceDatReader::open(dir + "/t.dat");
+    ASSERT_TRUE(rd) << rd.error().to_string();
+    ASSERT_TRUE(rd->options().tsc2nsec.has_value());
+    EXPECT_EQ(rd->options().tsc2nsec->mult, conv->mult);
+    EXPECT_EQ(rd->options().tsc2nsec->shift, conv->shift);
+    EXPECT_EQ(rd->options().trace_clock->find("[x86-tsc]") != std::string::npos, true);
+    if (have_trace_cmd()) {
+        ASSERT_EQ(sh("trace-cmd report -N " + dir + "/t.dat > " + dir + "/t.tc 2>/dev/null"), 0);
+        ASSERT_EQ(sh(kRs + " report -N " + dir + "/t.dat > " + dir + "/t.txt 2>/dev/null"), 0);
+        EXPECT_EQ(slurp(dir + "/t.tc"), slurp(dir + "/t.txt"));
     }
 }
 
