@@ -1,0 +1,128 @@
+// The kvm-modules fixture (tests/data/kvm-modules, recorded by its record.sh): a guest with 2 vCPUs
+// that loads parport_pc inside the traced window, so exits happen at RIPs inside a guest module.
+// ringscope against the reference outputs recorded beside it: trace-cmd report with and without
+// plugins, the tep_plugin_kvm_get_func(3) example, and `report --guest-symbols` naming the module's
+// functions as that example does.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+const std::string kDir = std::string(RINGSCOPE_TEST_DATA_DIR) + "/kvm-modules/";
+const std::string kBin = RINGSCOPE_BINARY_DIR;
+
+struct Proc {
+    int status = -1;
+    std::string out;
+};
+
+Proc run(const std::string& cmd) {
+    Proc r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int st = ::pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return r;
+}
+
+// An xz-compressed oracle's text; "" when xz is missing.
+std::string unxz(const std::string& name) {
+    return run("xz -dc '" + kDir + name + "' 2>/dev/null").out;
+}
+
+const std::string& guest_kallsyms() {
+    static const std::string path = [] {
+        const std::string p = kBin + "/tests/kvm-modules-guest-kallsyms";
+        if (run("xz -dc '" + kDir + "guest-kallsyms.xz' > '" + p + "' && echo ok").out != "ok\n")
+            return std::string();
+        return p;
+    }();
+    return path;
+}
+
+std::vector<std::string> lines(const std::string& s) {
+    std::vector<std::string> out;
+    size_t pos = 0;
+    while (pos < s.size()) {
+        size_t nl = s.find('\n', pos);
+        if (nl == std::string::npos) nl = s.size();
+        out.push_back(s.substr(pos, nl - pos));
+        pos = nl + 1;
+    }
+    return out;
+}
+
+class KvmModules : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        if (guest_kallsyms().empty()) GTEST_SKIP() << "xz is not installed: the oracles are xz files";
+    }
+};
+
+TEST_F(KvmModules, ReportMatchesTraceCmd) {
+    for (const char* flags : {"", "-N "}) {
+        SCOPED_TRACE(flags);
+        const std::string want = unxz(*flags ? "kvm-modules.report-noplugins.xz" : "kvm-modules.report.xz");
+        ASSERT_GT(want.size(), 100000u);
+        const Proc got = run("'" + kBin + "/ringscope' report " + flags + "'" + kDir + "kvm-modules.dat'");
+        ASSERT_EQ(got.status, 0);
+        EXPECT_TRUE(got.out == want) << "ringscope report " << flags << "differs from trace-cmd's";
+    }
+}
+
+TEST_F(KvmModules, GuestFuncsExampleMatchesTheCExample) {
+    const std::string want = unxz("kvm-modules.guest-funcs.xz");
+    const Proc got = run("'" + kBin + "/sdk/examples/kvm_guest_funcs' '" + kDir + "kvm-modules.dat' '" +
+                         guest_kallsyms() + "'");
+    ASSERT_EQ(got.status, 0);
+    EXPECT_TRUE(got.out == want);
+    // The fixture is what it claims to be: both vCPUs exit, and exits land in the module.
+    EXPECT_NE(want.find("CPU 1/KVM"), std::string::npos);
+    EXPECT_NE(want.find(" exit parport_pc_probe_port+0x"), std::string::npos);
+}
+
+// `report --guest-symbols`: each kvm_exit/kvm_entry line gets the function the example names.
+TEST_F(KvmModules, ReportWithGuestSymbolsNamesModuleFunctions) {
+    const auto example = lines(unxz("kvm-modules.guest-funcs.xz"));
+    const auto report = lines(unxz("kvm-modules.report.xz"));
+    const Proc got = run("'" + kBin + "/ringscope' report --guest-symbols '" + guest_kallsyms() + "' '" +
+                         kDir + "kvm-modules.dat'");
+    ASSERT_EQ(got.status, 0);
+    const auto out = lines(got.out);
+    ASSERT_EQ(out.size(), report.size());
+    size_t k = 0, in_module = 0;
+    for (size_t i = 0; i < report.size(); ++i) {
+        std::string want = report[i];
+        const bool exit_line = want.find(" kvm_exit: ") != std::string::npos;
+        if (exit_line || want.find(" kvm_entry: ") != std::string::npos) {
+            // The example's line: "... rip 0xRIP exit FUNC+0xOFF ..." / "... enter FUNC+0xOFF".
+            while (k < example.size() &&
+                   example[k].find(exit_line ? " kvm_exit\t" : " kvm_entry\t") == std::string::npos)
+                ++k;
+            ASSERT_LT(k, example.size()) << "line " << i + 1;
+            const std::string& ex = example[k++];
+            const size_t tag = ex.find(exit_line ? " exit " : " enter ");
+            if (tag != std::string::npos) {
+                const size_t b = ex.find(' ', tag + 1) + 1;
+                const std::string func = ex.substr(b, ex.find(' ', b) - b);
+                const size_t rip = want.find(" rip 0x");
+                want.insert(
+                    want.find(' ', rip + 7) == std::string::npos ? want.size() : want.find(' ', rip + 7),
+                    " " + func);
+                in_module += func.rfind("parport_pc_", 0) == 0;
+            }
+        }
+        EXPECT_EQ(out[i], want) << "line " << i + 1;
+    }
+    EXPECT_GT(in_module, 100u);
+}
+
+}  // namespace
