@@ -51,7 +51,7 @@ def sections(text: str):
 
 
 def main() -> int:
-    ringscope, data_dir, name = sys.argv[1:4]
+    ringscope, data_dir, name = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
     args, expected_file = load_case(data_dir, name)
     want = read_text(os.path.join(data_dir, expected_file))
     env = dict(os.environ, HOME="/nonexistent", LC_ALL="C")
