@@ -213,7 +213,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
                 o.show_events = true;
                 break;
             case 'G':
-                break;  // global profile (the sched plugin's)
+                break;  // --profile's irqs per CPU instead of per task: not implemented (see the sched
+                        // plugin)
             case 'R':
                 o.raw = true;
                 break;
@@ -962,6 +963,12 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
     std::vector<std::string> paths;
     for (const auto& in : o.inputs) paths.push_back(in.path);
     if (wants_decoder(ctx, paths, o.input_format)) {
+        if (!o.report_options.empty()) {
+            std::fprintf(stderr, "%s report: %s works on trace.dat files, not on a plugin decoder's input\n",
+                         ctx.program.c_str(),
+                         plugin::report_option_spelling(o.report_options[0].registered->option).c_str());
+            return kExitUsage;
+        }
         return report_decoded(ctx, paths, o.input_format,
                               o.format == Format::json  ? "json"
                               : o.format == Format::csv ? "csv"
