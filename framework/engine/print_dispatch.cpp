@@ -47,7 +47,9 @@ void PrintDispatch::add_annotator(EventHandler* h) {
 void PrintDispatch::annotate(const Event& ev, TextBuffer& info) {
     PerType* p = slot(ev.id());
     if (!p || p->annotators.empty()) return;
-    if (!info.empty() && info.view().back() == '\n') info.resize(info.size() - 1);
+    const bool newline = !info.empty() && info.view().back() == '\n';
+    if (newline) info.resize(info.size() - 1);
+    const size_t plain = info.size();
     for (EventHandler* h : p->annotators) {
         const size_t mark = info.size();
         try {
@@ -60,6 +62,7 @@ void PrintDispatch::annotate(const Event& ev, TextBuffer& info) {
             info.resize(mark);
         }
     }
+    if (newline && info.size() == plain) info.push_back('\n');  // nothing appended: the line stays as it was
 }
 
 void PrintDispatch::disable_overrides(uint32_t type_id) {
