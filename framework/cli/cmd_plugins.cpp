@@ -14,7 +14,8 @@ namespace {
 
 std::string match_text(const EventMatch& m) {
     if (m.system.empty() && m.name.empty()) return "*";
-    return (m.system.empty() ? std::string("*") : m.system) + "/" + (m.name.empty() ? std::string("*") : m.name);
+    return (m.system.empty() ? std::string("*") : m.system) + "/" +
+           (m.name.empty() ? std::string("*") : m.name);
 }
 
 }  // namespace
@@ -41,7 +42,8 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
                             {"decoders", p.decoders},
                             {"handlers", handlers},
                             {"resolvers", p.resolvers},
-                            {"commands", p.commands}});
+                            {"commands", p.commands},
+                            {"report_options", p.report_options}});
         }
         std::cout << nlohmann::json{{"plugins", list}, {"errors", host.diagnostics()}}.dump(2) << "\n";
         return kExitOk;
@@ -56,6 +58,7 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
         }
         for (const auto& r : p.resolvers) std::cout << "  resolver  " << r << "\n";
         for (const auto& c : p.commands) std::cout << "  command   " << c << "\n";
+        for (const auto& o : p.report_options) std::cout << "  report    " << o << "\n";
     }
     if (host.plugins().empty()) std::cout << "no plugins loaded\n";
     return kExitOk;

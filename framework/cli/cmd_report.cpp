@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include <functional>
+
 #include <ringscope/filter.hpp>
 #include <ringscope/text_buffer.hpp>
 
@@ -68,7 +70,9 @@ const char* const kUsage =
     "  --format text|json|csv         output format (default text)\n"
     "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n"
     "  --strict                       stop at the first plugin handler that fails (default: report it,\n"
-    "                                 print the event with its own format and go on)\n";
+    "                                 print the event with its own format and go on)\n"
+    "\n"
+    "Options plugins add (`ringscope plugins` lists them):\n";
 
 struct InputSpec {
     std::string path;
@@ -77,6 +81,15 @@ struct InputSpec {
 };
 
 enum class Format { text, json, csv };
+
+// A plugin's report option given on the command line (-w, --profile), with its value if it takes one.
+struct RequestedOption {
+    const plugin::RegisteredReportOption* registered;
+    std::string value;
+};
+
+// The plugins' report options, loaded only when a word is not one of report's own options.
+using ReportOptionSource = std::function<const std::vector<plugin::RegisteredReportOption>&()>;
 
 struct Options {
     std::vector<InputSpec> inputs;
@@ -99,6 +112,7 @@ struct Options {
     Format format = Format::text;
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
     bool strict = false;       // --strict: a plugin handler that throws stops the run
+    std::vector<RequestedOption> report_options;
 };
 
 // A usage error: one line on stderr, exit 2.
@@ -144,7 +158,7 @@ uint64_t parse_ull(const std::string& s) {
     return static_cast<uint64_t>(std::atoll(s.c_str()));
 }
 
-Options parse_args(const std::vector<std::string>& args) {
+Options parse_args(const std::vector<std::string>& args, const ReportOptionSource& plugin_options) {
     Options o;
     std::optional<std::string> input_file;
     int64_t tsoffset = 0;
@@ -152,7 +166,7 @@ Options parse_args(const std::vector<std::string>& args) {
 
     // Short options that take an argument (from trace-cmd's "+hSIi:H:feGpRr:tPNn:LlEwF:VvTqO:").
     const std::string_view with_arg = "iHrnFO";
-    const std::string_view flags = "hSIfeGpRtPNLlEwVvTq";
+    const std::string_view flags = "hSIfeGpRtPNLlEVvTq";  // -w comes from the sched plugin
     auto handle_short = [&](char c, const std::string& arg) {
         switch (c) {
             case 'h':
@@ -199,7 +213,8 @@ Options parse_args(const std::vector<std::string>& args) {
                 o.show_events = true;
                 break;
             case 'G':
-                break;  // global profile (the sched plugin's)
+                break;  // --profile's irqs per CPU instead of per task: not implemented (see the sched
+                        // plugin)
             case 'R':
                 o.raw = true;
                 break;
@@ -226,26 +241,34 @@ Options parse_args(const std::vector<std::string>& args) {
                 throw UsageError{"-H (event hooks) is not supported"};
             case 'O':
                 throw UsageError{"-O (plugin options) is not supported"};
-            case 'w':
-                throw UsageError{"-w belongs to the sched plugin's analysis, not to report"};
             default:
                 throw UsageError{std::string("invalid option -- '") + c + "'"};
         }
     };
 
     struct Long {
-        const char* name;
+        std::string name;
         bool arg;
+        const plugin::RegisteredReportOption* plugin = nullptr;
     };
-    static const Long longs[] = {
-        {"cpu", true},       {"cpus", false},         {"first-event", false}, {"last-event", false},
-        {"kallsyms", true},  {"pid", true},           {"comm", true},         {"check-events", false},
-        {"nodate", false},   {"stat", false},         {"uname", false},       {"version", false},
-        {"ts-offset", true}, {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
-        {"raw-ts", false},   {"align-ts", false},     {"help", false},        {"filter-test", false},
-        {"format", true},    {"guest-symbols", true}, {"events", false},      {"event", true},
-        {"input-format", true}, {"strict", false},
-        {"profile", false},  {"by-comm", false},      {"boundary", false},    {"debug", false},
+    static const Long builtin_longs[] = {
+        {"cpu", true},          {"cpus", false},         {"first-event", false}, {"last-event", false},
+        {"kallsyms", true},     {"pid", true},           {"comm", true},         {"check-events", false},
+        {"nodate", false},      {"stat", false},         {"uname", false},       {"version", false},
+        {"ts-offset", true},    {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
+        {"raw-ts", false},      {"align-ts", false},     {"help", false},        {"filter-test", false},
+        {"format", true},       {"guest-symbols", true}, {"events", false},      {"event", true},
+        {"input-format", true}, {"strict", false},       {"by-comm", false},     {"boundary", false},
+        {"debug", false},
+    };
+    // The plugins' long options join the table (and its prefix matching) when a name is not built in.
+    auto long_table = [&](std::string_view name) {
+        std::vector<Long> table(std::begin(builtin_longs), std::end(builtin_longs));
+        for (const Long& l : table)
+            if (l.name == name) return table;
+        for (const auto& r : plugin_options())
+            if (!r.option.long_name.empty()) table.push_back({r.option.long_name, r.option.takes_value, &r});
+        return table;
     };
     auto handle_long = [&](std::string_view name, const std::string& arg) {
         if (name == "cpu") {
@@ -326,6 +349,7 @@ Options parse_args(const std::vector<std::string>& args) {
         if (a[1] == '-') {
             std::string_view body = std::string_view(a).substr(2);
             std::string_view name = body.substr(0, body.find('='));
+            const std::vector<Long> longs = long_table(name);
             const Long* hit = nullptr;
             int prefix_hits = 0;
             for (const Long& l : longs) {
@@ -334,7 +358,7 @@ Options parse_args(const std::vector<std::string>& args) {
                     prefix_hits = 1;
                     break;
                 }
-                if (std::string_view(l.name).substr(0, name.size()) == name) {
+                if (l.name.starts_with(name)) {
                     hit = &l;
                     ++prefix_hits;
                 }
@@ -353,12 +377,25 @@ Options parse_args(const std::vector<std::string>& args) {
             } else if (body.size() > name.size()) {
                 throw UsageError{"option '--" + std::string(hit->name) + "' doesn't allow an argument"};
             }
-            handle_long(hit->name, arg);
+            if (hit->plugin)
+                o.report_options.push_back({hit->plugin, arg});
+            else
+                handle_long(hit->name, arg);
             continue;
         }
         for (size_t k = 1; k < a.size(); ++k) {
             const char c = a[k];
-            if (with_arg.find(c) != std::string_view::npos) {
+            const plugin::RegisteredReportOption* plugin_option = nullptr;
+            if (with_arg.find(c) == std::string_view::npos && flags.find(c) == std::string_view::npos) {
+                for (const auto& r : plugin_options())
+                    if (r.option.short_name == c) plugin_option = &r;
+                if (!plugin_option) throw UsageError{std::string("invalid option -- '") + c + "'"};
+                if (!plugin_option->option.takes_value) {
+                    o.report_options.push_back({plugin_option, {}});
+                    continue;
+                }
+            }
+            if (plugin_option || with_arg.find(c) != std::string_view::npos) {
                 std::string arg;
                 if (k + 1 < a.size()) {
                     arg = a.substr(k + 1);
@@ -367,11 +404,12 @@ Options parse_args(const std::vector<std::string>& args) {
                 } else {
                     throw UsageError{std::string("option requires an argument -- '") + c + "'"};
                 }
-                handle_short(c, arg);
+                if (plugin_option)
+                    o.report_options.push_back({plugin_option, arg});
+                else
+                    handle_short(c, arg);
                 break;
             }
-            if (flags.find(c) == std::string_view::npos)
-                throw UsageError{std::string("invalid option -- '") + c + "'"};
             handle_short(c, {});
         }
     }
@@ -443,6 +481,7 @@ class ReportRun {
         std::fprintf(stderr, "%s report: %s\n", ctx_.program.c_str(), msg.c_str());
         return code;
     }
+    int check_report_options();
     int open_inputs();
     int setup_symbols();
     int setup_filters();
@@ -455,11 +494,25 @@ class ReportRun {
     engine::TraceSet set_;
     std::vector<FilterSet> filters_;  // per file
     std::vector<std::unique_ptr<EventHandler>> handlers_;
-    std::vector<std::string> handler_plugins_;  // the plugin of each handler
+    std::vector<std::string> handler_plugins_;    // the plugin of each handler
+    std::vector<EventHandler*> option_handlers_;  // those of report options (-w, --profile)
+    bool events_replaced_ = false;                // a report option prints instead of the events
     // One line on stderr for a handler that threw; true when the run must stop (--strict).
     bool report_fault(const EventHandler* h, const Event& ev, const std::string& what);
     std::vector<std::unique_ptr<engine::PrintDispatch>> dispatch_;  // per file
 };
+
+int ReportRun::check_report_options() {
+    for (const auto& r : o_.report_options) {
+        const ReportOption& opt = r.registered->option;
+        const std::string name = plugin::report_option_spelling(opt);
+        if (o_.format != Format::text)
+            return fail(name + " prints text: it does not go with --format json or csv", kExitUsage);
+        if (opt.single_input && o_.inputs.size() > 1)
+            return fail(name + " works on a single input file", kExitUsage);
+    }
+    return kExitOk;
+}
 
 int ReportRun::open_inputs() {
     for (const auto& in : o_.inputs) {
@@ -577,6 +630,7 @@ int ReportRun::list_cpus() {
 }
 
 int ReportRun::run() {
+    if (int rc = check_report_options(); rc != kExitOk) return rc;
     if (int rc = open_inputs(); rc != kExitOk) return rc;
 
     // What trace-cmd does per input before the headers matter: these print for the first file only.
@@ -618,9 +672,10 @@ bool ReportRun::report_fault(const EventHandler* h, const Event& ev, const std::
     for (size_t i = 0; i < handlers_.size(); ++i)
         if (handlers_[i].get() == h) plugin = handler_plugins_[i];
     std::fprintf(stderr, "%s report: plugin %s (handler %s) failed on %s:%s cpu %d ts %llu: %s%s\n",
-                 ctx_.program.c_str(), plugin.c_str(), std::string(h->name()).c_str(), std::string(ev.system()).c_str(),
-                 std::string(ev.name()).c_str(), ev.cpu(), static_cast<unsigned long long>(ev.timestamp()),
-                 what.c_str(), o_.strict ? " (stopping: --strict)" : "");
+                 ctx_.program.c_str(), plugin.c_str(), std::string(h->name()).c_str(),
+                 std::string(ev.system()).c_str(), std::string(ev.name()).c_str(), ev.cpu(),
+                 static_cast<unsigned long long>(ev.timestamp()), what.c_str(),
+                 o_.strict ? " (stopping: --strict)" : "");
     return o_.strict;
 }
 
@@ -644,6 +699,23 @@ int ReportRun::print_events() {
     }
     std::vector<EventHandler*> raw_handlers;
     for (auto& h : handlers_) raw_handlers.push_back(h.get());
+    // Report options work with or without -N, as trace-cmd's -w and --profile do.
+    if (!info_only) {
+        for (const auto& r : o_.report_options) {
+            const ReportOption& opt = r.registered->option;
+            std::unique_ptr<EventHandler> inst;
+            try {
+                inst = opt.factory(r.value);
+            } catch (const std::exception& e) {
+                return fail(plugin::report_option_spelling(opt) + ": " + e.what(), kExitUsage);
+            }
+            if (!inst) continue;
+            events_replaced_ = events_replaced_ || opt.replaces_events;
+            option_handlers_.push_back(inst.get());
+            handlers_.push_back(std::move(inst));
+            handler_plugins_.push_back(r.registered->plugin);
+        }
+    }
     std::vector<std::unique_ptr<EventPattern>> raw_pats, nohandler_pats;
     for (const auto& p : o_.raw_events) raw_pats.push_back(std::make_unique<EventPattern>(p));
     for (const auto& p : o_.nohandler_events) nohandler_pats.push_back(std::make_unique<EventPattern>(p));
@@ -653,6 +725,7 @@ int ReportRun::print_events() {
         if (!p->ok()) return fail("-n: not a regular expression", kExitUsage);
     for (size_t f = 0; f < set_.size(); ++f) {
         auto d = std::make_unique<engine::PrintDispatch>(set_.file(f), raw_handlers);
+        for (EventHandler* h : option_handlers_) d->add_annotator(h);
         for (const EventType* t : set_.file(f).types()) {
             for (const auto& p : nohandler_pats)
                 if (p->matches(*t)) d->disable_overrides(t->id);
@@ -803,25 +876,29 @@ int ReportRun::print_events() {
         }
         if (ci < hi.last_ts.size()) hi.last_ts[ci] = rec->ts;
 
-        const int pid = ev.pid();
-        // The comm is taken before the info is printed: a plugin that registers names while
-        // printing affects the following lines, as with trace-cmd.
-        const std::string_view comm = file.comm(pid);
-        info.clear();
         engine::PrintDispatch& d = *dispatch_[fi];
-        if (o_.raw && text)
-            file.formats().print_raw(ev, info);
-        else
-            d.print_info(ev, info);
-        if (auto fault = d.take_fault()) {
-            buf.flush();
-            if (report_fault(fault->handler, ev, fault->what)) return kExitRuntime;
+        if (!events_replaced_) {
+            const int pid = ev.pid();
+            // The comm is taken before the info is printed: a plugin that registers names while
+            // printing affects the following lines, as with trace-cmd.
+            const std::string_view comm = file.comm(pid);
+            info.clear();
+            if (o_.raw && text)
+                file.formats().print_raw(ev, info);
+            else
+                d.print_info(ev, info);
+            if (text) d.annotate(ev, info);
+            if (auto fault = d.take_fault()) {
+                buf.flush();
+                if (report_fault(fault->handler, ev, fault->what)) return kExitRuntime;
+            }
+            if (text)
+                lines.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed,
+                            output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi],
+                            info.view());
+            else
+                records.write(hi.source, ev, comm, pid, rec->ts, rec->missed, info.view());
         }
-        if (text)
-            lines.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed,
-                        output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi], info.view());
-        else
-            records.write(hi.source, ev, comm, pid, rec->ts, rec->missed, info.view());
         for (EventHandler* h : d.subscribers(type->id)) {
             try {
                 h->on_event(ev);
@@ -834,6 +911,19 @@ int ReportRun::print_events() {
             }
         }
         if (buf.failed()) break;
+    }
+    for (EventHandler* h : option_handlers_) {
+        if (buf.failed()) break;
+        info.clear();
+        try {
+            h->report_summary(info);
+        } catch (const std::exception& e) {
+            buf.flush();
+            std::fprintf(stderr, "%s report: handler %s failed in its summary: %s\n", ctx_.program.c_str(),
+                         std::string(h->name()).c_str(), e.what());
+            return kExitRuntime;
+        }
+        buf.append(info.view());
     }
     buf.flush();
     if (buf.failed()) {
@@ -851,11 +941,18 @@ int ReportRun::print_events() {
 
 int run_report(CliContext& ctx, const std::vector<std::string>& args) {
     Options o;
+    const ReportOptionSource plugin_options = [&ctx]() -> const std::vector<plugin::RegisteredReportOption>& {
+        return ctx.plugins().report_options();
+    };
     try {
-        o = parse_args(args);
+        o = parse_args(args, plugin_options);
     } catch (const UsageError& e) {
         if (e.message == "help") {
             std::fputs(kUsage, stdout);
+            for (const auto& r : plugin_options()) {
+                std::printf("  %-18s %s (plugin %s)\n", plugin::report_option_spelling(r.option).c_str(),
+                            r.option.doc.c_str(), r.plugin.c_str());
+            }
             return kExitOk;
         }
         std::fprintf(stderr, "%s report: %s\n", ctx.program.c_str(), e.message.c_str());
@@ -866,8 +963,16 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
     std::vector<std::string> paths;
     for (const auto& in : o.inputs) paths.push_back(in.path);
     if (wants_decoder(ctx, paths, o.input_format)) {
+        if (!o.report_options.empty()) {
+            std::fprintf(stderr, "%s report: %s works on trace.dat files, not on a plugin decoder's input\n",
+                         ctx.program.c_str(),
+                         plugin::report_option_spelling(o.report_options[0].registered->option).c_str());
+            return kExitUsage;
+        }
         return report_decoded(ctx, paths, o.input_format,
-                              o.format == Format::json ? "json" : o.format == Format::csv ? "csv" : "text");
+                              o.format == Format::json  ? "json"
+                              : o.format == Format::csv ? "csv"
+                                                        : "text");
     }
     ReportRun run(ctx, std::move(o));
     return run.run();

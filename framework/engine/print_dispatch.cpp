@@ -16,20 +16,53 @@ PrintDispatch::PrintDispatch(TraceFile& file, std::span<EventHandler* const> han
     types_.resize(n);
     subscribers_.resize(n);
     for (EventHandler* h : handlers) {
-        const std::vector<EventMatch> subs = h->subscriptions();
-        const bool overrides = h->overrides_print();
-        for (const EventType* t : types) {
-            if (t->id >= n) continue;
-            bool match = false;
-            for (const auto& m : subs) match = match || m.matches(t->system, t->name);
-            if (!match) continue;
-            subscribers_[t->id].push_back(h);
-            if (overrides) {
-                types_[t->id].overrides.push_back(h);
+        for_each_subscribed_type(*h, [&](uint32_t id) {
+            subscribers_[id].push_back(h);
+            if (h->overrides_print()) {
+                types_[id].overrides.push_back(h);
                 any_override_ = true;
             }
+        });
+    }
+}
+
+template <typename Fn>
+void PrintDispatch::for_each_subscribed_type(const EventHandler& h, Fn&& fn) const {
+    const std::vector<EventMatch> subs = h.subscriptions();
+    for (const EventType* t : file_.types()) {
+        if (t->id >= types_.size()) continue;
+        bool match = false;
+        for (const auto& m : subs) match = match || m.matches(t->system, t->name);
+        if (match) fn(t->id);
+    }
+}
+
+void PrintDispatch::add_annotator(EventHandler* h) {
+    for_each_subscribed_type(*h, [&](uint32_t id) {
+        subscribers_[id].push_back(h);
+        types_[id].annotators.push_back(h);
+    });
+}
+
+void PrintDispatch::annotate(const Event& ev, TextBuffer& info) {
+    PerType* p = slot(ev.id());
+    if (!p || p->annotators.empty()) return;
+    const bool newline = !info.empty() && info.view().back() == '\n';
+    if (newline) info.resize(info.size() - 1);
+    const size_t plain = info.size();
+    for (EventHandler* h : p->annotators) {
+        const size_t mark = info.size();
+        try {
+            h->annotate_line(ev, info);
+        } catch (const std::exception& e) {
+            if (!fault_) fault_ = HandlerFault{h, e.what()};
+            info.resize(mark);
+        } catch (...) {
+            if (!fault_) fault_ = HandlerFault{h, "unknown exception"};
+            info.resize(mark);
         }
     }
+    if (newline && info.size() == plain) info.push_back('\n');  // nothing appended: the line stays as it was
 }
 
 void PrintDispatch::disable_overrides(uint32_t type_id) {

@@ -34,8 +34,15 @@ class PrintDispatch final : public PrintContext {
         std::string what;
     };
 
+    // A report option's handler (-w): it subscribes like any handler and may append to the lines of
+    // the events it subscribes to. Called after the constructor; `h` outlives the dispatch.
+    void add_annotator(EventHandler* h);
+
     // The info part of the line (what follows "name: ").
     void print_info(const Event& ev, TextBuffer& out);
+    // Appends the annotators' text to a finished info (raw or not). trace-cmd drops the line's
+    // trailing newline before -w appends to it, so this does the same when something is appended.
+    void annotate(const Event& ev, TextBuffer& info);
     // The fault of the last print_info, if any (and forgets it).
     std::optional<HandlerFault> take_fault() {
         std::optional<HandlerFault> f = std::move(fault_);
@@ -57,9 +64,13 @@ class PrintDispatch final : public PrintContext {
   private:
     struct PerType {
         std::vector<EventHandler*> overrides;
+        std::vector<EventHandler*> annotators;
         bool raw = false;
     };
     PerType* slot(uint32_t type_id) noexcept { return type_id < types_.size() ? &types_[type_id] : nullptr; }
+    // Calls fn(type id) for each type of the file that `h` subscribes to (and that has a table slot).
+    template <typename Fn>
+    void for_each_subscribed_type(const EventHandler& h, Fn&& fn) const;
 
     TraceFile& file_;
     std::vector<PerType> types_;                           // by type id

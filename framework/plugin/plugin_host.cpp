@@ -27,11 +27,16 @@ public:
     void add_command(Command command) override {
         if (command.run) commands.push_back(std::move(command));
     }
+    void add_report_option(ReportOption option) override {
+        if (option.factory && (!option.long_name.empty() || option.short_name))
+            report_options.push_back(std::move(option));
+    }
 
     std::vector<std::shared_ptr<Decoder>> decoders;
     std::vector<HandlerFactory> handlers;
     std::vector<std::pair<std::string, std::shared_ptr<const SymbolResolver>>> resolvers;
     std::vector<Command> commands;
+    std::vector<ReportOption> report_options;
 };
 
 std::string what_of(const std::exception_ptr& e) {
@@ -44,10 +49,23 @@ std::string what_of(const std::exception_ptr& e) {
     }
 }
 
+bool same_spelling(const ReportOption& a, const ReportOption& b) {
+    return (a.short_name && a.short_name == b.short_name) ||
+           (!a.long_name.empty() && a.long_name == b.long_name);
+}
+
 }  // namespace
+
+std::string report_option_spelling(const ReportOption& option) {
+    std::string s;
+    if (option.short_name) s = std::string("-") + option.short_name;
+    if (!option.long_name.empty()) s += (s.empty() ? "--" : "/--") + option.long_name;
+    return s;
+}
 
 PluginHost::~PluginHost() {
     // Objects made by plugin code go before the code itself is unmapped.
+    report_options_.clear();
     decoders_.clear();
     commands_.clear();
     resolvers_.clear();
@@ -128,6 +146,15 @@ bool PluginHost::load_file(const std::string& path) {
             return fail("plugin '" + name + "' adds a command '" + c.name + "' that another plugin has");
         }
     }
+    for (const auto& o : staged.report_options) {
+        for (const auto& other : report_options_) {
+            if (!same_spelling(o, other.option)) continue;
+            staged = StagingRegistry();
+            instance.reset();
+            return fail("plugin '" + name + "' adds a report option " + report_option_spelling(o) +
+                        " that plugin '" + other.plugin + "' has");
+        }
+    }
 
     LoadedPlugin info;
     info.name = name;
@@ -158,6 +185,10 @@ bool PluginHost::load_file(const std::string& path) {
     for (auto& c : staged.commands) {
         info.commands.push_back(c.name);
         commands_.push_back({name, std::move(c)});
+    }
+    for (auto& o : staged.report_options) {
+        info.report_options.push_back(report_option_spelling(o));
+        report_options_.push_back({name, std::move(o)});
     }
     plugins_.push_back(std::move(info));
     instances_.push_back(std::move(instance));

@@ -21,6 +21,7 @@ struct LoadedPlugin {
     std::vector<std::vector<EventMatch>> handler_events;
     std::vector<std::string> resolvers;  // "domain: description"
     std::vector<std::string> commands;
+    std::vector<std::string> report_options;  // "-w", "--profile"
 };
 
 struct RegisteredHandler {
@@ -38,6 +39,14 @@ struct RegisteredCommand {
     std::string plugin;
     Command command;
 };
+
+struct RegisteredReportOption {
+    std::string plugin;
+    ReportOption option;
+};
+
+// How a report option is written on the command line: "-w", "--profile", "-w/--wakeup".
+std::string report_option_spelling(const ReportOption& option);
 
 struct RegisteredDecoder {
     std::string plugin;
@@ -64,6 +73,7 @@ public:
     const std::vector<RegisteredResolver>& resolvers() const noexcept { return resolvers_; }
     const std::vector<RegisteredCommand>& commands() const noexcept { return commands_; }
     const std::vector<RegisteredDecoder>& decoders() const noexcept { return decoders_; }
+    const std::vector<RegisteredReportOption>& report_options() const noexcept { return report_options_; }
     const Command* find_command(std::string_view name) const;
 
 private:
@@ -75,6 +85,7 @@ private:
     std::vector<RegisteredResolver> resolvers_;
     std::vector<RegisteredCommand> commands_;
     std::vector<RegisteredDecoder> decoders_;
+    std::vector<RegisteredReportOption> report_options_;
     std::vector<std::string> diagnostics_;
 };
 

@@ -15,7 +15,8 @@
 namespace ringscope::sched {
 
 // Latency = from a pid's sched_wakeup or sched_wakeup_new to the next sched_switch that runs it;
-// a second wakeup before it runs does not restart the clock (what trace-cmd report -w measures).
+// a second wakeup before it runs does not restart the clock (trace-cmd report -w restarts it, and
+// so does `report -w`: see WakeupLatencyReport).
 class LatencyAnalysis final : public EventHandler {
 public:
     struct Wakeup {

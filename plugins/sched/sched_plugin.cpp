@@ -2,16 +2,43 @@
 // scheduler analyses (`ringscope sched latency|runtime|timeline`).
 #include <ringscope/plugin.hpp>
 
+#include "profile_report.hpp"
 #include "sched_command.hpp"
 #include "sched_printer.hpp"
+#include "wakeup_latency_report.hpp"
 
 namespace {
 
+// report -w
+ringscope::ReportOption wakeup_latencies() {
+    ringscope::ReportOption o;
+    o.short_name = 'w';
+    o.single_input = true;
+    o.doc = "wakeup latency on each sched_switch line and its summary (trace-cmd's -w)";
+    o.factory = [](std::string_view) { return std::make_unique<ringscope::sched::WakeupLatencyReport>(); };
+    return o;
+}
+
+// report --profile
+ringscope::ReportOption profile() {
+    ringscope::ReportOption o;
+    o.long_name = "profile";
+    o.replaces_events = true;
+    o.doc =
+        "per task: event counts and the time between paired events, instead of the events (trace-cmd's "
+        "--profile)";
+    o.factory = [](std::string_view) { return std::make_unique<ringscope::sched::ProfileReport>(); };
+    return o;
+}
+
 class SchedPlugin final : public ringscope::Plugin {
-public:
+  public:
     void register_into(ringscope::PluginRegistry& r) override {
         r.add_handler([] { return std::make_unique<ringscope::sched::SchedPrinter>(); });
-        r.add_command({"sched", "scheduler analyses: latency, runtime, timeline", &ringscope::sched::run_sched_command});
+        r.add_command({"sched", "scheduler analyses: latency, runtime, timeline",
+                       &ringscope::sched::run_sched_command});
+        r.add_report_option(wakeup_latencies());
+        r.add_report_option(profile());
     }
 };
 

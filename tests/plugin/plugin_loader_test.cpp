@@ -33,21 +33,21 @@ std::string slurp(const fs::path& p) {
 
 CommandResult run(const std::string& args, const fs::path& tmp) {
     fs::path out = tmp / "stdout.txt", err = tmp / "stderr.txt";
-    std::string cmd = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope " + args + " >" + out.string() + " 2>" +
-                      err.string();
+    std::string cmd =
+        std::string(RINGSCOPE_BINARY_DIR) + "/ringscope " + args + " >" + out.string() + " 2>" + err.string();
     int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
 }
 
 class PluginLoaderTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("ringscope-plugin-test-" + std::to_string(::getpid()) + "-" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() / ("ringscope-plugin-test-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_ / "plugins");
-        for (const char* name : {"good", "not_a_plugin", "abi_mismatch", "throwing", "duplicate_a", "duplicate_b"}) {
+        for (const char* name :
+             {"good", "not_a_plugin", "abi_mismatch", "throwing", "duplicate_a", "duplicate_b"}) {
             fs::copy_file(fs::path(RINGSCOPE_PLUGIN_FIXTURES) / (std::string(name) + ".so"),
                           dir_ / "plugins" / (std::string(name) + ".so"));
         }
@@ -76,8 +76,10 @@ TEST_F(PluginLoaderTest, EachBrokenPluginGivesOneLineAndTheRestLoad) {
     const auto& d = host.diagnostics();
     EXPECT_EQ(d.size(), 5u) << ::testing::PrintToString(d);
     EXPECT_TRUE(has_line(d, plugin("garbage.so"), "not a loadable shared object"));
-    EXPECT_TRUE(has_line(d, plugin("not_a_plugin.so"), "not a ringscope plugin: no 'ringscope_plugin_entry'"));
-    EXPECT_TRUE(has_line(d, plugin("abi_mismatch.so"), "built for SDK ABI " + std::to_string(RINGSCOPE_SDK_ABI + 100)));
+    EXPECT_TRUE(
+        has_line(d, plugin("not_a_plugin.so"), "not a ringscope plugin: no 'ringscope_plugin_entry'"));
+    EXPECT_TRUE(has_line(d, plugin("abi_mismatch.so"),
+                         "built for SDK ABI " + std::to_string(RINGSCOPE_SDK_ABI + 100)));
     EXPECT_TRUE(has_line(d, plugin("throwing.so"), "failed to initialise: cannot open its configuration"));
     EXPECT_TRUE(has_line(d, plugin("duplicate_b.so"), "a plugin named 'test-duplicate' is already loaded"));
     for (const auto& line : d) EXPECT_EQ(line.find('\n'), std::string::npos) << line;
@@ -108,7 +110,8 @@ TEST_F(PluginLoaderTest, CliListsPluginsAndReportsBrokenOnesOnStderr) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("test-good 1.2.3"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("handler   test-counter: sched/sched_switch"), std::string::npos) << r.out;
-    EXPECT_NE(r.err.find("ringscope: plugin " + plugin("abi_mismatch.so") + ": built for SDK ABI"), std::string::npos)
+    EXPECT_NE(r.err.find("ringscope: plugin " + plugin("abi_mismatch.so") + ": built for SDK ABI"),
+              std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find(plugin("garbage.so")), std::string::npos) << r.err;
 }
@@ -127,6 +130,46 @@ TEST_F(PluginLoaderTest, CliJsonListing) {
     }
     EXPECT_TRUE(found);
     EXPECT_EQ(j["errors"].size(), 5u);
+}
+
+// A plugin's report option: parsed in both spellings, annotates its events' lines, prints a summary,
+// works with report's -N (as trace-cmd's -w does), and its factory's refusal is a usage error.
+TEST_F(PluginLoaderTest, ReportOptionAnnotatesLinesAndPrintsASummary) {
+    const std::string trace = std::string(RINGSCOPE_TEST_DATA_DIR) + "/traces/basic.dat";
+    const std::string dir = "--plugin-dir " + (dir_ / "plugins").string();
+    CommandResult plain = run(dir + " report " + trace, dir_);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    size_t switches = 0;
+    std::istringstream lines(plain.out);
+    for (std::string line; std::getline(lines, line);)
+        switches += line.find(" sched_switch: ") != std::string::npos;
+    ASSERT_GT(switches, 0u);
+
+    for (const std::string option : {"--test-mark=hi", "--test-m hi", "-Zhi", "-Z hi"}) {
+        CommandResult r = run(dir + " report " + option + " " + trace, dir_);
+        ASSERT_EQ(r.exit_code, 0) << option << ": " << r.err;
+        std::string expected;
+        std::istringstream in(plain.out);
+        for (std::string line; std::getline(in, line);)
+            expected += line + (line.find(" sched_switch: ") != std::string::npos ? " [hi]\n" : "\n");
+        expected += "hi: " + std::to_string(switches) + " sched_switch events\n";
+        EXPECT_EQ(r.out, expected) << option;
+    }
+    CommandResult no_plugins = run(dir + " report -N -Z hi " + trace, dir_);
+    EXPECT_EQ(no_plugins.exit_code, 0) << no_plugins.err;
+    EXPECT_NE(no_plugins.out.find("prev_state=S ==> next_comm="), std::string::npos);
+    EXPECT_NE(no_plugins.out.find(" [hi]\n"), std::string::npos);
+
+    CommandResult refused = run(dir + " report --test-mark= " + trace, dir_);
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_NE(refused.err.find("-Z/--test-mark: needs a label"), std::string::npos) << refused.err;
+    CommandResult json = run(dir + " report --format json -Z hi " + trace, dir_);
+    EXPECT_EQ(json.exit_code, 2);
+    EXPECT_NE(json.err.find("does not go with --format"), std::string::npos) << json.err;
+    CommandResult listing = run(dir + " plugins", dir_);
+    EXPECT_NE(listing.out.find("report    -Z/--test-mark"), std::string::npos) << listing.out;
+    CommandResult help = run(dir + " report --help", dir_);
+    EXPECT_NE(help.out.find("-Z/--test-mark"), std::string::npos) << help.out;
 }
 
 TEST_F(PluginLoaderTest, CliRunsPluginCommand) {

@@ -50,6 +50,12 @@ public:
     virtual bool overrides_print() const { return false; }
     virtual bool print(const Event& ev, PrintContext& pc, TextBuffer& out) { return false; }
 
+    // Appends to the event's report line after its info (trace-cmd report -w's " Latency: ...").
+    // Called for the subscribed events of a report option's handler, before on_event.
+    virtual void annotate_line(const Event& ev, TextBuffer& out) {}
+    // Text printed after the last event line of a report (or instead of the events).
+    virtual void report_summary(TextBuffer& out) {}
+
     // Called once after the last event; analyses add their tables.
     virtual void end(ResultSink& sink) {}
 };

@@ -42,6 +42,19 @@ struct Command {
 
 using HandlerFactory = std::function<std::unique_ptr<EventHandler>()>;
 
+// An option a plugin adds to `ringscope report` (trace-cmd's -w, --profile): when given, a handler made
+// by the factory sees every event of the run, may append to event lines, and prints a summary after the
+// last event (or instead of the events when it replaces them, as --profile does).
+struct ReportOption {
+    std::string long_name;  // "profile" for --profile; may be empty when short_name is set
+    char short_name = 0;    // 'w' for -w; 0 for none
+    bool takes_value = false;
+    bool replaces_events = false;
+    bool single_input = false;  // refused with several input files (trace-cmd's -w)
+    std::string doc;
+    std::function<std::unique_ptr<EventHandler>(std::string_view value)> factory;
+};
+
 class PluginRegistry {
 public:
     virtual ~PluginRegistry() = default;
@@ -50,6 +63,7 @@ public:
     virtual void add_handler(HandlerFactory factory) = 0;
     virtual void add_resolver(std::string domain, std::shared_ptr<const SymbolResolver> resolver) = 0;
     virtual void add_command(Command command) = 0;
+    virtual void add_report_option(ReportOption option) = 0;
 };
 
 class Plugin {

@@ -264,5 +264,24 @@ c agent-host-uname --uname $H
 c agent-host-version --version $H
 c agent-host-last-event --last-event $H
 
+# --- -w (the sched plugin's report option): wakeup latency on sched_switch lines, then the summaries ---
+c w-basic -w $B
+c w-full -w $F
+c w-inst -w $I
+c w-dropped -w $D
+c w-formats-v6 -w $V6
+c w-formats-zstd -w $Z
+c w-agent-guest -w $G
+c w-kvm -w $K
+c w-t -t -w $B
+c w-N -N -w $B
+c w-R -R -w $B
+c w-cpu1 --cpu 1 -w $F
+c w-F -w -F 'sched_switch,sched_wakeup' $D
+c w-F-no-wakeup -w -F sched_switch $B
+c w-F-rt -w -F 'sched_switch: next_prio < 100' -F sched_wakeup $F
+c w-v-F -w -v -F 'sched_wakeup_new' $B
+c w-multi -w -i $B -i $D
+
 cp "$TMP/corrections" traces/corrections.log 2>/dev/null || : >traces/corrections.log
 echo "make-oracles.sh: $(($(wc -l <$manifest) - 1)) cases" >&2

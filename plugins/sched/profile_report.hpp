@@ -1,0 +1,41 @@
+// `ringscope report --profile` (trace-cmd report --profile): instead of the events, per task the
+// events it had, counted by a value, and for events that pair up (a start and its end) how long the
+// pairs took (count, total, average, maximum and minimum with their timestamps):
+//
+//   sched_switch:STATE   switch-out of the task -> its wakeup (slept, blocked) or its next
+//                        switch-in (preempted: waited on the run queue), by the state it left in
+//   sched_wakeup:PID     wakeup -> switch-in (wakeup latency)
+//   irq_handler_entry:IRQ -> irq_handler_exit, softirq_raise:VEC -> softirq_entry -> softirq_exit,
+//   sys_enter -> sys_exit, funcgraph_entry -> funcgraph_exit
+//
+// Every other event is counted by the value of its first field. The rules are trace-cmd 3.1.6's
+// (see profile_report.cpp); the state names come from the event's format, not trace-cmd's stale
+// letters. Not done: -H hooks, -G (global irq accounting), --by-comm, kernel_stack call chains.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <ringscope/handler.hpp>
+
+namespace ringscope::sched {
+
+class ProfileReport final : public EventHandler {
+  public:
+    ProfileReport();
+    ~ProfileReport() override;
+
+    std::string_view name() const override { return "sched.profile-report"; }
+    std::vector<EventMatch> subscriptions() const override { return {{"", ""}}; }
+    void on_event(const Event& ev) override;
+    void report_summary(TextBuffer& out) override;
+
+  private:
+    class FileProfile;
+    FileProfile& profile_of(const TraceContext& ctx);
+
+    std::vector<std::unique_ptr<FileProfile>> files_;  // in the order their first event came
+    FileProfile* last_ = nullptr;
+};
+
+}  // namespace ringscope::sched
