@@ -15,7 +15,7 @@ inline constexpr int kExitRuntime = 1;
 inline constexpr int kExitUsage = 2;
 
 class CliContext {
-public:
+  public:
     std::string program = "ringscope";
     std::vector<std::string> plugin_dirs;  // --plugin-dir, in order
     bool no_plugins = false;               // -N / --no-plugins
@@ -26,7 +26,7 @@ public:
     // "ringscope: message" on stderr.
     void error(const std::string& message) const;
 
-private:
+  private:
     std::unique_ptr<plugin::PluginHost> host_;
 };
 
@@ -47,6 +47,6 @@ int run_extract(CliContext& ctx, const std::vector<std::string>& args);
 int run_stream(CliContext& ctx, const std::vector<std::string>& args);
 int run_run(CliContext& ctx, const std::vector<std::string>& args);
 int run_sql(CliContext& ctx, const std::vector<std::string>& args);
-
+int run_export(CliContext& ctx, const std::vector<std::string>& args);
 
 }  // namespace ringscope::cli
