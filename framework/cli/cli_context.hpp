@@ -26,7 +26,7 @@ class CliContext {
     // "ringscope: message" on stderr.
     void error(const std::string& message) const;
 
-  private:
+private:
     std::unique_ptr<plugin::PluginHost> host_;
 };
 
