@@ -15,7 +15,7 @@ inline constexpr int kExitRuntime = 1;
 inline constexpr int kExitUsage = 2;
 
 class CliContext {
-  public:
+public:
     std::string program = "ringscope";
     std::vector<std::string> plugin_dirs;  // --plugin-dir, in order
     bool no_plugins = false;               // -N / --no-plugins
