@@ -90,6 +90,43 @@ if want != got:
 print(f"ok: event counts per file and name ({len(want)} pairs, {sum(want.values())} events)")
 PY
 
+# Every event's columns and fields, one by one, against report's JSON of the same file.
+for f in "${node2_files[1]}" "${node1_files[1]}"; do
+  ch_query 1 "SELECT seq, ts_ns, cpu, pid, comm, system, name, field_names, field_ints, str_names, str_values,
+                     arr_names, arr_values
+              FROM rs.events_all WHERE file = '$f' ORDER BY seq FORMAT JSONEachRow" >"$work/rows.json"
+  python3 - "$work/$(basename "$f").report.json" "$work/rows.json" <<'PY' || fail "rows of $f differ from report"
+import json, sys
+want = [json.loads(l) for l in open(sys.argv[1])]
+# ClickHouse sends string bytes as they are; report writes a byte that is not UTF-8 as \u00XX.
+got = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8", errors="surrogateescape")]
+def text(v):
+    return "".join(chr(ord(c) - 0xdc00) if 0xdc80 <= ord(c) <= 0xdcff else c for c in v)
+if len(want) != len(got):
+    print("   rows:", len(want), "in report,", len(got), "in ClickHouse"); sys.exit(1)
+for i, (w, g) in enumerate(zip(want, got)):
+    problems = []
+    if int(g["seq"]) != i: problems.append("seq")
+    for a, b in (("ts", "ts_ns"), ("cpu", "cpu"), ("pid", "pid"), ("comm", "comm"), ("system", "system"), ("event", "name")):
+        wv, gv = w[a], g[b]
+        gv = int(gv) if isinstance(wv, int) else text(gv)
+        if wv != gv: problems.append(f"{a}: {wv!r} vs {gv!r}")
+    f = w["fields"]
+    for n, v in zip(g["field_names"], g["field_ints"]):
+        if f.get(n) is None or (int(v) - f[n]) % (1 << 64) != 0: problems.append(f"{n}: {f.get(n)} vs {v}")
+    for n, v in zip(g["str_names"], g["str_values"]):
+        if f.get(n) != text(v): problems.append(f"{n}: {f.get(n)!r} vs {v!r}")
+    for n, v in zip(g["arr_names"], g["arr_values"]):
+        if [x % (1 << 64) for x in f.get(n, [None])] != [int(x) % (1 << 64) for x in v]: problems.append(f"{n}: {f.get(n)} vs {v}")
+    exported = set(g["field_names"]) | set(g["str_names"]) | set(g["arr_names"])
+    missing = [n for n in f if not n.startswith("common_") and n not in exported]
+    if missing: problems.append(f"fields not exported: {missing}")
+    if problems:
+        print(f"   event {i}: " + "; ".join(problems[:5])); sys.exit(1)
+print(f"ok: {len(want)} events of {sys.argv[1].split('/')[-1][:-12]} match report field by field")
+PY
+done
+
 kvm_file=${node1_files[1]}
 "$ringscope" kvm exits --format json "$kvm_file" >"$work/kvm.json"
 ch_query 1 "SELECT if(indexOf(field_names, 'isa') > 0, field_ints[indexOf(field_names, 'isa')], 1) AS isa,
@@ -143,7 +180,8 @@ for f in sys.argv[3:]:
         q = int(r[col])
         if abs(o[k] - q) > err * q + 1:
             print(f"   {f} {k}: sketch {o[k]}, exact {q}, bound {err}"); bad += 1
-    print(f"ok: latency {os.path.basename(f)} count {n} min {mn} max {mx} p50 {o['p50_ns']}~{r[5]} p99 {o['p99_ns']}~{r[7]}")
+    if not bad:
+        print(f"ok: latency {os.path.basename(f)} count {n} min {mn} max {mx} p50 {o['p50_ns']}~{r[5]} p99 {o['p99_ns']}~{r[7]}")
 sys.exit(1 if bad else 0)
 PY
 
