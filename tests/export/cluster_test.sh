@@ -33,7 +33,11 @@ fail() {
   failures=$((failures + 1))
 }
 check_eq() {  # WHAT EXPECTED ACTUAL
-  if [ "$2" != "$3" ]; then fail "$1: expected '$2', got '$3'"; else echo "ok: $1 ($3)"; fi
+  if [ "$2" != "$3" ]; then
+    fail "$1: expected '$2', got '$3'"
+    return 0
+  fi
+  echo "ok: $1 ($3)"
 }
 
 node1_files=("$data/traces/basic.dat" "$data/kvm/kvm-extra.dat" "$data/traces/formats-zstd.dat")
@@ -196,8 +200,23 @@ check_eq "server down: exit code" 1 "$rc"
 grep -q "retry 2/2" "$work/down.err" || fail "server down: no retries reported: $(cat "$work/down.err")"
 grep -q "gave up after 3 attempts" "$work/down.err" || fail "server down: no final error: $(cat "$work/down.err")"
 
-python3 -c '
-import http.server, sys
+# A helper server in the background: prints its port first. Sets helper_pid and helper_port.
+start_helper() {
+  local out=$work/helper.$RANDOM
+  "$@" >"$out" &
+  helper_pid=$!
+  for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
+  helper_port=$(head -1 "$out")
+}
+stop_helper() {
+  kill "$helper_pid" 2>/dev/null || true
+  wait "$helper_pid" 2>/dev/null || true
+}
+trap 'stop_helper; ch_stop_all' EXIT
+helper_pid=
+
+start_helper python3 -c '
+import http.server
 class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -205,19 +224,31 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 s = http.server.HTTPServer(("127.0.0.1", 0), H)
 print(s.server_address[1], flush=True)
-s.serve_forever()' >"$work/503.port" &
-busy_pid=$!
-for _ in $(seq 50); do [ -s "$work/503.port" ] && break; sleep 0.1; done
+s.serve_forever()'
 set +e
-"$ringscope" export -q --retries 1 --to "clickhouse://127.0.0.1:$(cat "$work/503.port")/rs" "${node1_files[0]}" \
-  2>"$work/503.err"
+"$ringscope" export -q --retries 1 --to "clickhouse://127.0.0.1:$helper_port/rs" "${node1_files[0]}" 2>"$work/503.err"
 rc=$?
 set -e
-kill "$busy_pid"
-wait "$busy_pid" 2>/dev/null || true
+stop_helper
 check_eq "server answering 503: exit code" 1 "$rc"
 grep -q "HTTP 503: overloaded; retry 1/1" "$work/503.err" || fail "503: no retry reported: $(cat "$work/503.err")"
 grep -q "gave up after 2 attempts" "$work/503.err" || fail "503: no final error: $(cat "$work/503.err")"
+
+# A batch whose answer is lost after it landed is not sent twice; a refused batch is sent again.
+start_helper python3 "$here/flaky_proxy.py" "http://${CH_ADDR[2]}:${CH_HTTP[2]}" LOST=2 REFUSED=4
+set +e
+"$ringscope" export -q --batch-rows 200 --to "clickhouse://127.0.0.1:$helper_port/flaky" "${node1_files[0]}" \
+  2>"$work/flaky.err"
+rc=$?
+set -e
+stop_helper
+check_eq "flaky server: export succeeds" 0 "$rc"
+[ "$rc" = 0 ] || cat "$work/flaky.err" >&2
+check_eq "flaky server: two retries reported" 2 "$(grep -c "; retry 1/" "$work/flaky.err")"
+check_eq "flaky server: every event once" "$(ch_query 1 "SELECT count() FROM rs.events_all WHERE file = '${node1_files[0]}'")" \
+  "$(ch_query 2 "SELECT count() FROM flaky.events")"
+check_eq "flaky server: no seq twice" "$(ch_query 2 "SELECT count() FROM flaky.events")" \
+  "$(ch_query 2 "SELECT uniqExact(seq) FROM flaky.events")"
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2
