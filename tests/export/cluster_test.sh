@@ -234,6 +234,22 @@ check_eq "server answering 503: exit code" 1 "$rc"
 grep -q "HTTP 503: overloaded; retry 1/1" "$work/503.err" || fail "503: no retry reported: $(cat "$work/503.err")"
 grep -q "gave up after 2 attempts" "$work/503.err" || fail "503: no final error: $(cat "$work/503.err")"
 
+# Bad input: one line naming the file, exit 1; a bad command line: exit 2.
+head -c 4096 /dev/urandom >"$work/garbage.dat"
+set +e
+"$ringscope" export -q --to "$(ch_url 1 rs)" "$work/garbage.dat" 2>"$work/garbage.err"
+rc_garbage=$?
+"$ringscope" export -q --to "$(ch_url 1 rs)" "$work/missing.dat" 2>"$work/missing.err"
+rc_missing=$?
+"$ringscope" export -q --to "http://127.0.0.1:1/rs" "${node1_files[0]}" 2>"$work/usage.err"
+rc_usage=$?
+set -e
+check_eq "garbage file: exit code" 1 "$rc_garbage"
+check_eq "garbage file: one line naming the file" 1 "$(grep -c "garbage.dat" "$work/garbage.err")"
+check_eq "missing file: exit code" 1 "$rc_missing"
+check_eq "missing file: one line naming the file" 1 "$(grep -c "missing.dat" "$work/missing.err")"
+check_eq "not a clickhouse:// URL: exit code" 2 "$rc_usage"
+
 # A batch whose answer is lost after it landed is not sent twice; a refused batch is sent again.
 start_helper python3 "$here/flaky_proxy.py" "http://${CH_ADDR[2]}:${CH_HTTP[2]}" LOST=2 REFUSED=4
 set +e
