@@ -48,7 +48,7 @@ export_s=$(median <"$CH_ROOT/export.times")
 json_s=$(median <"$CH_ROOT/json.times")
 size_mb=$(calc "$(stat -c %s "$F") / 1000000")
 printf 'file %s: %.1f MB, %d events, %d runs (medians of wall time)\n' "$F" "$size_mb" "$events" "$RUNS"
-printf '  ringscope export (RowBinary, deflate)  %7.2f s  %10.0f events/s\n' "$export_s" "$(calc "$events / $export_s")"
+printf '  ringscope export (Native, deflate)     %7.2f s  %10.0f events/s\n' "$export_s" "$(calc "$events / $export_s")"
 printf '  report --format json | clickhouse-client JSONEachRow  %7.2f s  %10.0f events/s\n' "$json_s" \
   "$(calc "$events / $json_s")"
 printf '  ratio %.1fx\n' "$(calc "$json_s / $export_s")"

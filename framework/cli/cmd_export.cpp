@@ -40,7 +40,7 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
     po::options_description opts(
         "usage: ringscope export --to clickhouse://HOST[:PORT][/DB] [--user U --password-file F] [-j N] "
         "FILE...\n\n"
-        "Streams every event of each trace file into ClickHouse over its HTTP interface (RowBinary,\n"
+        "Streams every event of each trace file into ClickHouse over its HTTP interface (Native blocks,\n"
         "zlib-compressed batches) and creates DB.events and DB.files when absent. Exactly once: a file\n"
         "already in DB.files is skipped; an interrupted export is redone from scratch on the next run.\n"
         "A server that is down or answers 5xx is retried with exponential back-off.\n"

@@ -3,53 +3,15 @@
 #include <ringscope/trace.hpp>
 
 #include <ctime>
-#include <unordered_map>
 #include <vector>
 
 #include "framework/engine/trace_file.hpp"
 #include "framework/export/content_hash.hpp"
-#include "framework/export/row_binary_writer.hpp"
+#include "framework/export/event_block.hpp"
 #include "framework/io/compression.hpp"
 
 namespace ringscope::exporter {
 namespace {
-
-// How one event type's fields land in the typed map: integers, strings, other arrays. The three
-// name arrays are the same for every event of the type, so they are encoded once.
-struct TypeColumns {
-    std::vector<FieldHandle> ints, strs, arrays;
-    std::vector<uint8_t> arrays_elem_size;
-    std::vector<uint8_t> int_names, str_names, arr_names;  // RowBinary Array(String) bytes
-
-    explicit TypeColumns(const EventType& t) {
-        std::vector<std::string_view> in, sn, an;
-        for (const FieldInfo& f : t.fields) {
-            const FieldHandle h{f.offset, f.size, f.flags, true};
-            if (f.is_string()) {
-                strs.push_back(h);
-                sn.push_back(f.name);
-            } else if ((f.flags & kFieldArray) || f.is_dynamic()) {
-                arrays.push_back(h);
-                const uint32_t es = f.elem_size;
-                arrays_elem_size.push_back(es == 1 || es == 2 || es == 4 || es == 8 ? static_cast<uint8_t>(es)
-                                                                                    : 1);
-                an.push_back(f.name);
-            } else {
-                ints.push_back(h);
-                in.push_back(f.name);
-            }
-        }
-        int_names = encode(in);
-        str_names = encode(sn);
-        arr_names = encode(an);
-    }
-
-    static std::vector<uint8_t> encode(std::span<const std::string_view> names) {
-        RowBinaryWriter w;
-        w.strings(names);
-        return w.bytes();
-    }
-};
 
 // "Linux HOST 6.1.0 ..." -> HOST.
 std::string host_of(const std::string& uname) {
@@ -58,64 +20,6 @@ std::string host_of(const std::string& uname) {
     size_t b = uname.find(' ', a + 1);
     return uname.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
 }
-
-class EventBatcher {
-  public:
-    EventBatcher(uint64_t file_id, std::string file, std::string host)
-        : file_id_(file_id), file_(std::move(file)), host_(std::move(host)) {}
-
-    void add(uint64_t seq, const Event& ev) {
-        auto it = types_.find(ev.type_ptr());
-        if (it == types_.end()) it = types_.emplace(ev.type_ptr(), TypeColumns(ev.type())).first;
-        const TypeColumns& c = it->second;
-        RowBinaryWriter& w = rows_;
-        w.u64(file_id_);
-        w.u64(seq);
-        w.string(file_);
-        w.string(host_);
-        w.u64(ev.timestamp());
-        w.u32(static_cast<uint32_t>(ev.cpu()));
-        w.i32(ev.pid());
-        w.string(ev.comm());
-        w.string(ev.system());
-        w.string(ev.name());
-        w.raw(c.int_names);
-        w.array_size(c.ints.size());
-        for (const FieldHandle& h : c.ints) w.i64(ev.integer(h));
-        w.raw(c.str_names);
-        w.array_size(c.strs.size());
-        for (const FieldHandle& h : c.strs) w.string(ev.str(h));
-        w.raw(c.arr_names);
-        w.array_size(c.arrays.size());
-        for (size_t i = 0; i < c.arrays.size(); ++i) {
-            const FieldHandle& h = c.arrays[i];
-            const uint32_t es = c.arrays_elem_size[i];
-            auto bytes = ev.bytes(h);
-            const uint32_t base = static_cast<uint32_t>(bytes.data() - ev.payload().data());
-            w.array_size(bytes.size() / es);
-            // Elements through the event's own reader: the trace's byte order and signedness.
-            for (uint32_t at = 0; at + es <= bytes.size(); at += es) {
-                const FieldHandle eh{base + at, es, h.flags, true};
-                w.i64((h.flags & kFieldSigned) ? ev.i64(eh) : static_cast<int64_t>(ev.u64(eh)));
-            }
-        }
-        ++rows_count_;
-    }
-
-    size_t rows() const noexcept { return rows_count_; }
-    const std::vector<uint8_t>& bytes() const noexcept { return rows_.bytes(); }
-    void clear() noexcept {
-        rows_.clear();
-        rows_count_ = 0;
-    }
-
-  private:
-    uint64_t file_id_;
-    std::string file_, host_;
-    std::unordered_map<const EventType*, TypeColumns> types_;
-    RowBinaryWriter rows_;
-    size_t rows_count_ = 0;
-};
 
 Expected<uint64_t> count_answer(Expected<std::string> answer, const std::string& sql) {
     if (!answer) return std::move(answer).error();
@@ -160,13 +64,16 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
         return fail(std::move(dropped).error());
 
     auto compressor = io::Compressor::create(io::Compression::zlib, 1);  // speed over ratio: LAN uploads
+    NativeBytes encoded;
     std::vector<uint8_t> deflated;
-    EventBatcher batcher(result.file_id, path, host);
+    EventBlock batch(result.file_id, path, host);
     uint64_t seq = 0, batch_first = 0;
     auto flush = [&]() -> Status {
-        if (batcher.rows() == 0) return Status::success();
-        if (Status s = compressor->compress(batcher.bytes(), deflated); !s) return s;
-        const uint64_t first = batch_first, end = seq, expect = batcher.rows();
+        if (batch.rows() == 0) return Status::success();
+        encoded.clear();
+        batch.encode(encoded);
+        if (Status s = compressor->compress(encoded.bytes(), deflated); !s) return s;
+        const uint64_t first = batch_first, end = seq, expect = batch.rows();
         const std::string count_sql = schema_.count_batch(result.file_id, first, end);
         auto landed = [&]() -> Expected<bool> {
             auto n = count_answer(client_.query(count_sql), count_sql);
@@ -182,8 +89,8 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
         ++result.batches;
         result.sent_bytes += deflated.size();
         counters_.sent_bytes += deflated.size();
-        counters_.events += batcher.rows();
-        batcher.clear();
+        counters_.events += batch.rows();
+        batch.clear();
         batch_first = seq;
         if (options_.fail_after_batches && result.batches >= options_.fail_after_batches)
             return Error(Errc::io, "stopped after " + std::to_string(result.batches) +
@@ -191,26 +98,32 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
         return Status::success();
     };
     for (const Event& ev : trace->events()) {
-        batcher.add(seq++, ev);
-        if (batcher.rows() >= options_.batch_rows)
+        batch.add(seq++, ev);
+        if (batch.rows() >= options_.batch_rows)
             if (Status s = flush(); !s) return fail(std::move(s).error());
     }
     if (!trace->status()) return fail(trace->status().error());
     if (Status s = flush(); !s) return fail(std::move(s).error());
     result.events = seq;
 
-    RowBinaryWriter row;
-    row.u64(result.file_id);
-    row.string(path);
-    row.u64(trace_id);
-    row.u64(*hash);
-    row.string(uname);
-    row.string(host);
-    row.u32(static_cast<uint32_t>(file->cpu_count()));
-    row.u64(result.events);
-    row.u64(file_bytes);
-    row.u32(static_cast<uint32_t>(std::time(nullptr)));
-    if (Status s = compressor->compress(row.bytes(), deflated); !s) return fail(std::move(s).error());
+    NativeBytes values[std::size(kFileColumns)];
+    values[0].fixed(result.file_id);
+    values[1].string(path);
+    values[2].fixed(trace_id);
+    values[3].fixed(*hash);
+    values[4].string(uname);
+    values[5].string(host);
+    values[6].fixed(static_cast<uint32_t>(file->cpu_count()));
+    values[7].fixed(result.events);
+    values[8].fixed(file_bytes);
+    values[9].fixed(static_cast<uint32_t>(std::time(nullptr)));  // DateTime
+    encoded.clear();
+    NativeBlockWriter row(encoded, std::size(kFileColumns), 1);
+    for (size_t c = 0; c < std::size(kFileColumns); ++c) {
+        const NativeBytes* part = &values[c];
+        row.column(kFileColumns[c].name, kFileColumns[c].type, {&part, 1});
+    }
+    if (Status s = compressor->compress(encoded.bytes(), deflated); !s) return fail(std::move(s).error());
     auto files_landed = [&]() -> Expected<bool> {
         auto n = count_answer(client_.query(exported_sql), exported_sql);
         if (!n) return std::move(n).error();

@@ -2,7 +2,7 @@
 //   1. identity: file_id from the trace id and a hash of the file's bytes;
 //   2. DB.files already has file_id -> "already exported", nothing is sent;
 //   3. otherwise DROP PARTITION file_id removes what an interrupted earlier run left in DB.events;
-//   4. the events go in RowBinary batches (zlib-compressed), each retried until it is known stored;
+//   4. the events go in Native blocks (zlib-compressed), each retried until it is known stored;
 //   5. the DB.files row goes last, so it exists only when every event does.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The pieces of `ringscope export` that need no server: URL parsing, the RowBinary encoding and the
+// The pieces of `ringscope export` that need no server: URL parsing, the Native encoding and the
 // content hash's independence from how the bytes are cut.
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "framework/export/clickhouse_schema.hpp"
 #include "framework/export/clickhouse_url.hpp"
 #include "framework/export/content_hash.hpp"
-#include "framework/export/row_binary_writer.hpp"
+#include "framework/export/native_block.hpp"
 
 namespace ringscope::exporter {
 namespace {
@@ -45,27 +45,63 @@ TEST(ClickHouseUrl, RejectsBadInput) {
     }
 }
 
-TEST(RowBinaryWriter, EncodesAsClickHouseReadsIt) {
-    RowBinaryWriter w;
-    w.u32(0x01020304);
-    w.i32(-2);
-    w.u64(300);
-    w.string("ab");
-    w.varuint(300);
-    std::string_view names[] = {"x", ""};
-    w.strings(names);
-    int64_t ints[] = {-1, 2};
-    w.int64s(ints);
+// The bytes ClickHouse 18.16 itself sends for
+//   SELECT arrayJoin([1, 2]) AS n, toUInt32(n) AS u, toString(n) AS s, [toInt64(-n)] AS a,
+//          [['x'], []] AS aa FORMAT Native
+// (over HTTP, so no block info), rebuilt with the writer.
+TEST(NativeBlockWriter, WritesWhatClickHouseWrites) {
     const std::vector<uint8_t> want = {
-        0x04, 0x03, 0x02, 0x01,                                                        // UInt32 little-endian
-        0xfe, 0xff, 0xff, 0xff,                                                        // Int32 -2
-        0x2c, 0x01, 0,    0,    0,    0,    0,    0,                                   // UInt64 300
-        2,    'a',  'b',                                                               // String
-        0xac, 0x02,                                                                    // LEB128 300
-        2,    1,    'x',  0,                                                           // Array(String)
-        2,    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0, 0, 0,  // Array(Int64)
+        0x05, 0x02, 0x01, 0x6e, 0x05, 0x55, 0x49, 0x6e, 0x74, 0x38, 0x01, 0x02, 0x01, 0x75, 0x06, 0x55, 0x49,
+        0x6e, 0x74, 0x33, 0x32, 0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x01, 0x73, 0x06, 0x53, 0x74,
+        0x72, 0x69, 0x6e, 0x67, 0x01, 0x31, 0x01, 0x32, 0x01, 0x61, 0x0c, 0x41, 0x72, 0x72, 0x61, 0x79, 0x28,
+        0x49, 0x6e, 0x74, 0x36, 0x34, 0x29, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0x02, 0x61, 0x61, 0x14, 0x41, 0x72, 0x72, 0x61, 0x79, 0x28, 0x41, 0x72, 0x72,
+        0x61, 0x79, 0x28, 0x53, 0x74, 0x72, 0x69, 0x6e, 0x67, 0x29, 0x29, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x78, 0x01, 0x78,
     };
-    EXPECT_EQ(w.bytes(), want);
+    NativeBytes n, u, s, a_elems, aa_strings;
+    NativeArrayOffsets a_offsets, aa_outer, aa_inner;
+    for (int row = 1; row <= 2; ++row) {
+        n.fixed(static_cast<uint8_t>(row));
+        u.fixed(static_cast<uint32_t>(row));
+        s.string(std::to_string(row));
+        a_elems.fixed(static_cast<int64_t>(-row));
+        a_offsets.add_elements(1);
+        a_offsets.end_row();
+        aa_strings.string("x");  // [['x'], []]
+        aa_inner.add_elements(1);
+        aa_inner.end_row();
+        aa_inner.end_row();
+        aa_outer.add_elements(2);
+        aa_outer.end_row();
+    }
+    NativeBytes out;
+    NativeBlockWriter block(out, 5, 2);
+    const NativeBytes* pn[] = {&n};
+    const NativeBytes* pu[] = {&u};
+    const NativeBytes* ps[] = {&s};
+    const NativeBytes* pa[] = {&a_offsets.data(), &a_elems};
+    const NativeBytes* paa[] = {&aa_outer.data(), &aa_inner.data(), nullptr, &aa_strings};
+    block.column("n", "UInt8", pn);
+    block.column("u", "UInt32", pu);
+    block.column("s", "String", ps);
+    block.column("a", "Array(Int64)", pa);
+    block.column("aa", "Array(Array(String))", paa);
+    EXPECT_EQ(out.bytes(), want);
+}
+
+TEST(NativeBytes, Leb128) {
+    NativeBytes b;
+    b.varuint(0);
+    b.varuint(127);
+    b.varuint(300);
+    b.varuint(UINT64_MAX);
+    const std::vector<uint8_t> want = {0x00, 0x7f, 0xac, 0x02, 0xff, 0xff, 0xff,
+                                       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    EXPECT_EQ(b.bytes(), want);
 }
 
 TEST(ContentHash, SameDigestHoweverTheBytesAreCut) {
@@ -112,6 +148,8 @@ TEST(FileId, DependsOnTraceIdAndContent) {
 TEST(ClickHouseSchema, PartitionsEventsByFile) {
     ClickHouseSchema s("rs");
     EXPECT_NE(s.create_events().find("PARTITION BY file_id"), std::string::npos);
+    EXPECT_NE(s.create_events().find("(file_id UInt64, seq UInt64, file String,"), std::string::npos);
+    EXPECT_NE(s.create_events().find("arr_values Array(Array(Int64)))"), std::string::npos);
     EXPECT_EQ(s.drop_file_events(12345), "ALTER TABLE rs.events DROP PARTITION 12345");
     EXPECT_EQ(s.count_batch(7, 10, 20),
               "SELECT count() FROM rs.events WHERE file_id = 7 AND seq >= 10 AND seq < 20");
