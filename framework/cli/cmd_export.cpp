@@ -50,7 +50,8 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
                                                                          "ClickHouse user (HTTP basic auth)")(
         "password-file", po::value<std::string>(), "file whose first line is the password")(
         "jobs,j", po::value<unsigned>()->default_value(1), "files exported in parallel")(
-        "batch-rows", po::value<size_t>()->default_value(65536), "events per INSERT")(
+        "batch-rows", po::value<size_t>()->default_value(262144),
+        "events per INSERT (each makes a MergeTree part)")(
         "retries", po::value<int>()->default_value(5),
         "retries of a failed request (back-off 0.25 s, doubling)")(
         "quiet,q", "no progress line and no per-file lines")("files", po::value<std::vector<std::string>>(),

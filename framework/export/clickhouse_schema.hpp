@@ -2,7 +2,9 @@
 // export exactly-once. framework/export/README.md documents the columns with query examples.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -31,6 +33,8 @@ inline constexpr ColumnSpec kEventColumns[] = {
     {"arr_names", "Array(String)"},
     {"arr_values", "Array(Array(Int64))"},
 };
+
+inline constexpr size_t kEventColumnCount = std::size(kEventColumns);
 
 // DB.files, one row per imported file, written after all its events.
 inline constexpr ColumnSpec kFileColumns[] = {

@@ -1,7 +1,5 @@
 #include "framework/export/event_block.hpp"
 
-#include "framework/export/clickhouse_schema.hpp"
-
 namespace ringscope::exporter {
 
 EventBlock::TypeFields::TypeFields(const EventType& t) {
@@ -71,7 +69,7 @@ void EventBlock::add(uint64_t seq, const Event& ev) {
     ++rows_;
 }
 
-void EventBlock::encode(NativeBytes& out) const {
+void EventBlock::for_each_column(const ColumnVisitor& visit) const {
     const NativeBytes* parts[][3] = {
         {&file_id_col_},
         {&seq_},
@@ -90,10 +88,9 @@ void EventBlock::encode(NativeBytes& out) const {
         {&arr_offsets_.data(), &arr_names_},
         {&arr_offsets_.data(), &arr_elem_offsets_.data(), &arr_elems_},
     };
-    static_assert(std::size(parts) == std::size(kEventColumns));
-    NativeBlockWriter block(out, std::size(kEventColumns), rows_);
-    for (size_t c = 0; c < std::size(kEventColumns); ++c)
-        block.column(kEventColumns[c].name, kEventColumns[c].type, parts[c]);
+    static_assert(std::size(parts) == kEventColumnCount);
+    for (size_t c = 0; c < kEventColumnCount; ++c)
+        visit(kEventColumns[c].name, kEventColumns[c].type, parts[c]);
 }
 
 void EventBlock::clear() noexcept {

@@ -3,12 +3,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include <ringscope/event.hpp>
 
+#include "framework/export/clickhouse_schema.hpp"
 #include "framework/export/native_block.hpp"
 
 namespace ringscope::exporter {
@@ -21,8 +24,13 @@ class EventBlock {
     // SEQ: the event's position in its file's time order.
     void add(uint64_t seq, const Event& ev);
     size_t rows() const noexcept { return rows_; }
-    // Appends the block to OUT.
-    void encode(NativeBytes& out) const;
+    // The block, piece by piece, into OUT (a DeflateStream, or NativeBytes in tests).
+    template <class Sink>
+    void encode(Sink& out) const {
+        NativeBlockWriter<Sink> block(out, kEventColumnCount, rows_);
+        for_each_column([&](std::string_view name, std::string_view type,
+                            std::span<const NativeBytes* const> parts) { block.column(name, type, parts); });
+    }
     void clear() noexcept;
 
   private:
@@ -34,6 +42,9 @@ class EventBlock {
         explicit TypeFields(const EventType& t);
     };
     const TypeFields& fields_of(const Event& ev);
+    using ColumnVisitor = std::function<void(std::string_view name, std::string_view type,
+                                             std::span<const NativeBytes* const> parts)>;
+    void for_each_column(const ColumnVisitor& visit) const;
 
     uint64_t file_id_;
     std::string file_, host_;

@@ -6,9 +6,10 @@
 #include <vector>
 
 #include "framework/engine/trace_file.hpp"
+#include "framework/export/batch_sender.hpp"
 #include "framework/export/content_hash.hpp"
+#include "framework/export/deflate_stream.hpp"
 #include "framework/export/event_block.hpp"
-#include "framework/io/compression.hpp"
 
 namespace ringscope::exporter {
 namespace {
@@ -19,14 +20,6 @@ std::string host_of(const std::string& uname) {
     if (a == std::string::npos) return {};
     size_t b = uname.find(' ', a + 1);
     return uname.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
-}
-
-Expected<uint64_t> count_answer(Expected<std::string> answer, const std::string& sql) {
-    if (!answer) return std::move(answer).error();
-    char* end = nullptr;
-    uint64_t n = std::strtoull(answer->c_str(), &end, 10);
-    if (end == answer->c_str()) return Error(Errc::corrupt, "unexpected answer '" + *answer + "' to: " + sql);
-    return n;
 }
 
 }  // namespace
@@ -53,7 +46,7 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
     auto fail = [&](Error e) { return std::move(e).in_file(path); };
 
     const std::string exported_sql = schema_.file_is_exported(result.file_id);
-    auto exported = count_answer(client_.query(exported_sql), exported_sql);
+    auto exported = client_.query_count(exported_sql);
     if (!exported) return fail(std::move(exported).error());
     if (*exported > 0) {
         result.already_exported = true;
@@ -63,47 +56,37 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
     if (auto dropped = client_.query(schema_.drop_file_events(result.file_id)); !dropped)
         return fail(std::move(dropped).error());
 
-    auto compressor = io::Compressor::create(io::Compression::zlib, 1);  // speed over ratio: LAN uploads
-    NativeBytes encoded;
-    std::vector<uint8_t> deflated;
+    DeflateStream body;
     EventBlock batch(result.file_id, path, host);
     uint64_t seq = 0, batch_first = 0;
-    auto flush = [&]() -> Status {
-        if (batch.rows() == 0) return Status::success();
-        encoded.clear();
-        batch.encode(encoded);
-        if (Status s = compressor->compress(encoded.bytes(), deflated); !s) return s;
-        const uint64_t first = batch_first, end = seq, expect = batch.rows();
-        const std::string count_sql = schema_.count_batch(result.file_id, first, end);
-        auto landed = [&]() -> Expected<bool> {
-            auto n = count_answer(client_.query(count_sql), count_sql);
-            if (!n) return std::move(n).error();
-            // An INSERT of one block is atomic: all of it or none. Anything else is not ours to fix.
-            if (*n != 0 && *n != expect)
-                return Error(Errc::corrupt, "batch of seq " + std::to_string(first) + ".." +
-                                                std::to_string(end) + " holds " + std::to_string(*n) +
-                                                " rows, not " + std::to_string(expect));
-            return *n == expect;
+    {
+        BatchSender sender(client_, schema_, result.file_id, counters_);
+        auto flush = [&]() -> Status {
+            if (batch.rows() == 0) return Status::success();
+            body.reset();
+            batch.encode(body);
+            if (Status s = body.finish(); !s) return s;
+            if (Status s = sender.send(body.take(), batch_first, seq); !s) return s;
+            batch.clear();
+            batch_first = seq;
+            ++result.batches;
+            if (options_.fail_after_batches && result.batches >= options_.fail_after_batches) {
+                if (Status s = sender.finish(); !s) return s;
+                return Error(Errc::io, "stopped after " + std::to_string(result.batches) +
+                                           " batches (RINGSCOPE_EXPORT_FAIL_AFTER_BATCHES)");
+            }
+            return Status::success();
         };
-        if (Status s = client_.insert(schema_.insert_events(), deflated, landed); !s) return s;
-        ++result.batches;
-        result.sent_bytes += deflated.size();
-        counters_.sent_bytes += deflated.size();
-        counters_.events += batch.rows();
-        batch.clear();
-        batch_first = seq;
-        if (options_.fail_after_batches && result.batches >= options_.fail_after_batches)
-            return Error(Errc::io, "stopped after " + std::to_string(result.batches) +
-                                       " batches (RINGSCOPE_EXPORT_FAIL_AFTER_BATCHES)");
-        return Status::success();
-    };
-    for (const Event& ev : trace->events()) {
-        batch.add(seq++, ev);
-        if (batch.rows() >= options_.batch_rows)
-            if (Status s = flush(); !s) return fail(std::move(s).error());
+        for (const Event& ev : trace->events()) {
+            batch.add(seq++, ev);
+            if (batch.rows() >= options_.batch_rows)
+                if (Status s = flush(); !s) return fail(std::move(s).error());
+        }
+        if (!trace->status()) return fail(trace->status().error());
+        if (Status s = flush(); !s) return fail(std::move(s).error());
+        if (Status s = sender.finish(); !s) return fail(std::move(s).error());
+        result.sent_bytes = sender.sent_bytes();
     }
-    if (!trace->status()) return fail(trace->status().error());
-    if (Status s = flush(); !s) return fail(std::move(s).error());
     result.events = seq;
 
     NativeBytes values[std::size(kFileColumns)];
@@ -117,22 +100,22 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
     values[7].fixed(result.events);
     values[8].fixed(file_bytes);
     values[9].fixed(static_cast<uint32_t>(std::time(nullptr)));  // DateTime
-    encoded.clear();
-    NativeBlockWriter row(encoded, std::size(kFileColumns), 1);
+    body.reset();
+    NativeBlockWriter<DeflateStream> row(body, std::size(kFileColumns), 1);
     for (size_t c = 0; c < std::size(kFileColumns); ++c) {
         const NativeBytes* part = &values[c];
         row.column(kFileColumns[c].name, kFileColumns[c].type, {&part, 1});
     }
-    if (Status s = compressor->compress(encoded.bytes(), deflated); !s) return fail(std::move(s).error());
+    if (Status s = body.finish(); !s) return fail(std::move(s).error());
     auto files_landed = [&]() -> Expected<bool> {
-        auto n = count_answer(client_.query(exported_sql), exported_sql);
+        auto n = client_.query_count(exported_sql);
         if (!n) return std::move(n).error();
         return *n > 0;
     };
-    if (Status s = client_.insert(schema_.insert_files(), deflated, files_landed); !s)
+    if (Status s = client_.insert(schema_.insert_files(), body.body(), files_landed); !s)
         return fail(std::move(s).error());
-    result.sent_bytes += deflated.size();
-    counters_.sent_bytes += deflated.size();
+    result.sent_bytes += body.body().size();
+    counters_.sent_bytes += body.body().size();
     counters_.input_bytes += file_bytes;
     return result;
 }

@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -145,6 +146,17 @@ Expected<std::string> HttpClient::query(std::string_view sql) {
     // Statements are not retried on "may have landed": those we send (CREATE ... IF NOT EXISTS,
     // DROP PARTITION, SELECT) give the same result when run twice.
     return impl_->with_retries([&] { return impl_->post(target, body, false); }, nullptr);
+}
+
+Expected<uint64_t> HttpClient::query_count(std::string_view sql) {
+    auto answer = query(sql);
+    if (!answer) return std::move(answer).error();
+    char* end = nullptr;
+    const uint64_t n = std::strtoull(answer->c_str(), &end, 10);
+    if (end == answer->c_str() || (*end != '\n' && *end != '\0'))
+        return Error(Errc::corrupt, impl_->where() + ": unexpected answer '" + first_line(*answer) +
+                                        "' to: " + std::string(sql));
+    return n;
 }
 
 Status HttpClient::insert(std::string_view insert_sql, std::span<const uint8_t> deflated_body,

@@ -40,6 +40,8 @@ class HttpClient {
 
     // Runs one SQL statement; the answer's body (TabSeparated for SELECTs).
     Expected<std::string> query(std::string_view sql);
+    // A statement that answers one number (SELECT count() ...).
+    Expected<uint64_t> query_count(std::string_view sql);
 
     // `INSERT INTO ... FORMAT F` with a body compressed by zlib (sent as Content-Encoding: deflate).
     // When an attempt fails after the body may have reached the server, `landed` is asked before

@@ -36,7 +36,8 @@ class NativeBytes {
         bytes_.resize(at + sizeof v);
         std::memcpy(bytes_.data() + at, &v, sizeof v);
     }
-    void raw(std::span<const uint8_t> b) { bytes_.insert(bytes_.end(), b.begin(), b.end()); }
+    // As a NativeBlockWriter sink.
+    void add(std::span<const uint8_t> b) { bytes_.insert(bytes_.end(), b.begin(), b.end()); }
 
     const std::vector<uint8_t>& bytes() const noexcept { return bytes_; }
     std::vector<uint8_t>& bytes() noexcept { return bytes_; }
@@ -64,23 +65,33 @@ class NativeArrayOffsets {
     uint64_t total_ = 0;
 };
 
-// One block: the header, then each column's name, type and values (concatenated parts for arrays).
+// One block: the header, then each column's name, type and values (concatenated parts for arrays),
+// handed to SINK piece by piece (a byte buffer, or a compressor) so the columns are not copied first.
+template <class Sink>
 class NativeBlockWriter {
   public:
-    NativeBlockWriter(NativeBytes& out, size_t columns, size_t rows) : out_(out) {
-        out_.varuint(columns);
-        out_.varuint(rows);
+    NativeBlockWriter(Sink& out, size_t columns, size_t rows) : out_(out) {
+        scratch_.varuint(columns);
+        scratch_.varuint(rows);
+        flush_scratch();
     }
     // PARTS: the column's pieces in order (array offsets first); null entries are skipped.
     void column(std::string_view name, std::string_view type, std::span<const NativeBytes* const> parts) {
-        out_.string(name);
-        out_.string(type);
+        scratch_.string(name);
+        scratch_.string(type);
+        flush_scratch();
         for (const NativeBytes* p : parts)
-            if (p) out_.raw(p->bytes());
+            if (p) out_.add(p->bytes());
     }
 
   private:
-    NativeBytes& out_;
+    void flush_scratch() {
+        out_.add(scratch_.bytes());
+        scratch_.clear();
+    }
+
+    Sink& out_;
+    NativeBytes scratch_;
 };
 
 }  // namespace ringscope::exporter

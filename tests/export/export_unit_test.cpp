@@ -1,6 +1,7 @@
 // The pieces of `ringscope export` that need no server: URL parsing, the Native encoding and the
 // content hash's independence from how the bytes are cut.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <fstream>
 #include <numeric>
@@ -9,6 +10,7 @@
 #include "framework/export/clickhouse_schema.hpp"
 #include "framework/export/clickhouse_url.hpp"
 #include "framework/export/content_hash.hpp"
+#include "framework/export/deflate_stream.hpp"
 #include "framework/export/native_block.hpp"
 
 namespace ringscope::exporter {
@@ -79,7 +81,7 @@ TEST(NativeBlockWriter, WritesWhatClickHouseWrites) {
         aa_outer.end_row();
     }
     NativeBytes out;
-    NativeBlockWriter block(out, 5, 2);
+    NativeBlockWriter<NativeBytes> block(out, 5, 2);
     const NativeBytes* pn[] = {&n};
     const NativeBytes* pu[] = {&u};
     const NativeBytes* ps[] = {&s};
@@ -91,6 +93,24 @@ TEST(NativeBlockWriter, WritesWhatClickHouseWrites) {
     block.column("a", "Array(Int64)", pa);
     block.column("aa", "Array(Array(String))", paa);
     EXPECT_EQ(out.bytes(), want);
+}
+
+TEST(DeflateStream, InflatesToWhatWentIn) {
+    std::vector<uint8_t> data(300000);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>((i * 7919) >> 5);
+    DeflateStream d;
+    for (int round = 0; round < 2; ++round) {  // reset() starts a fresh stream
+        d.reset();
+        d.add(std::span<const uint8_t>(data).first(1000));
+        d.add(std::span<const uint8_t>(data).subspan(1000));
+        ASSERT_TRUE(d.finish());
+        std::vector<uint8_t> back(data.size() + 1);
+        uLongf n = back.size();
+        ASSERT_EQ(uncompress(back.data(), &n, d.body().data(), d.body().size()), Z_OK);
+        back.resize(n);
+        EXPECT_EQ(back, data);
+        EXPECT_LT(d.body().size(), data.size());
+    }
 }
 
 TEST(NativeBytes, Leb128) {
