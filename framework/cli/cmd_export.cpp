@@ -50,6 +50,7 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
                                                                          "ClickHouse user (HTTP basic auth)")(
         "password-file", po::value<std::string>(), "file whose first line is the password")(
         "jobs,j", po::value<unsigned>()->default_value(1), "files exported in parallel")(
+        "connections", po::value<unsigned>()->default_value(2), "INSERTs in flight per file")(
         "batch-rows", po::value<size_t>()->default_value(262144),
         "events per INSERT (each makes a MergeTree part)")(
         "retries", po::value<int>()->default_value(5),
@@ -74,10 +75,11 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         return kExitUsage;
     }
     const unsigned jobs = vm["jobs"].as<unsigned>();
+    const unsigned connections = vm["connections"].as<unsigned>();
     const size_t batch_rows = vm["batch-rows"].as<size_t>();
     const int retries = vm["retries"].as<int>();
-    if (jobs == 0 || batch_rows == 0 || retries < 0) {
-        ctx.error("export: -j and --batch-rows must be at least 1, --retries at least 0");
+    if (jobs == 0 || connections == 0 || batch_rows == 0 || retries < 0) {
+        ctx.error("export: -j, --connections and --batch-rows must be at least 1, --retries at least 0");
         return kExitUsage;
     }
     exporter::Credentials credentials;
@@ -138,13 +140,19 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
     std::atomic<size_t> failed{0}, skipped{0};
     const auto start = std::chrono::steady_clock::now();
     auto worker = [&]() {
-        auto client = connect();
-        if (!client) {
-            say(stderr, ctx.program + " export: " + client.error().to_string());
-            failed += 1;
-            return;
+        std::vector<exporter::HttpClient> clients;
+        for (unsigned c = 0; c < connections; ++c) {
+            auto client = connect();
+            if (!client) {
+                say(stderr, ctx.program + " export: " + client.error().to_string());
+                failed += 1;
+                return;
+            }
+            clients.push_back(std::move(*client));
         }
-        exporter::FileExporter exporter(*client, schema, file_options, counters);
+        std::vector<exporter::HttpClient*> client_ptrs;
+        for (auto& c : clients) client_ptrs.push_back(&c);
+        exporter::FileExporter exporter(client_ptrs, schema, file_options, counters);
         for (size_t i; (i = next++) < files.size();) {
             auto r = exporter.run(files[i]);
             counters.files_done += 1;

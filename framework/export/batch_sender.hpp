@@ -1,11 +1,13 @@
-// Stores one file's compressed event batches from a thread of its own, so that the next batch is
-// read and encoded while the server stores the previous one. At most one batch waits.
+// Stores one file's compressed event batches from threads of its own (one per connection), so that
+// the next batch is read and encoded while the server stores earlier ones, and a server with spare
+// cores stores several at once. At most one batch waits.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
-#include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -19,8 +21,8 @@ namespace ringscope::exporter {
 
 class BatchSender {
   public:
-    // CLIENT is used only by this sender's thread until finish() returns.
-    BatchSender(HttpClient& client, const ClickHouseSchema& schema, uint64_t file_id,
+    // Each client is used only by its thread until finish() returns.
+    BatchSender(std::span<HttpClient* const> clients, const ClickHouseSchema& schema, uint64_t file_id,
                 ExportCounters& counters);
     ~BatchSender();  // finish()
     BatchSender(const BatchSender&) = delete;
@@ -32,7 +34,6 @@ class BatchSender {
     // Waits until every batch handed over is stored or failed; the first error.
     Status finish();
 
-    uint64_t batches() const noexcept { return batches_; }
     uint64_t sent_bytes() const noexcept { return sent_bytes_; }
 
   private:
@@ -40,20 +41,20 @@ class BatchSender {
         std::vector<uint8_t> body;
         uint64_t first_seq = 0, end_seq = 0;
     };
-    void loop();
-    Status store(const Batch& b);
+    void loop(HttpClient& client);
+    Status store(HttpClient& client, const Batch& b);
 
-    HttpClient& client_;
     const ClickHouseSchema& schema_;
     uint64_t file_id_;
     ExportCounters& counters_;
     std::mutex mutex_;
     std::condition_variable changed_;
-    std::optional<Batch> waiting_;
-    bool busy_ = false, stopping_ = false;
+    std::deque<Batch> waiting_;
+    int busy_ = 0;
+    bool stopping_ = false;
     Status error_;
-    uint64_t batches_ = 0, sent_bytes_ = 0;
-    std::thread thread_;
+    uint64_t sent_bytes_ = 0;
+    std::vector<std::thread> threads_;
 };
 
 }  // namespace ringscope::exporter

@@ -60,7 +60,7 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
     EventBlock batch(result.file_id, path, host);
     uint64_t seq = 0, batch_first = 0;
     {
-        BatchSender sender(client_, schema_, result.file_id, counters_);
+        BatchSender sender(clients_, schema_, result.file_id, counters_);
         auto flush = [&]() -> Status {
             if (batch.rows() == 0) return Status::success();
             body.reset();

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include <ringscope/error.hpp>
@@ -38,14 +39,20 @@ struct FileExportResult {
 
 class FileExporter {
   public:
-    FileExporter(HttpClient& client, const ClickHouseSchema& schema, FileExportOptions options,
-                 ExportCounters& counters)
-        : client_(client), schema_(schema), options_(options), counters_(counters) {}
+    // CLIENTS: one per connection (at least one); the first also runs the statements.
+    FileExporter(std::span<HttpClient* const> clients, const ClickHouseSchema& schema,
+                 FileExportOptions options, ExportCounters& counters)
+        : clients_(clients),
+          client_(*clients.front()),
+          schema_(schema),
+          options_(options),
+          counters_(counters) {}
 
     // Errors name the file (and the byte offset for a trace that does not read).
     Expected<FileExportResult> run(const std::string& path);
 
   private:
+    std::span<HttpClient* const> clients_;
     HttpClient& client_;
     const ClickHouseSchema& schema_;
     FileExportOptions options_;
