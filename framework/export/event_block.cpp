@@ -55,7 +55,8 @@ void EventBlock::add(uint64_t seq, const Event& ev) {
         const FieldHandle& h = t.arrays[i];
         const uint32_t es = t.array_elem_size[i];
         auto bytes = ev.bytes(h);
-        const uint32_t base = static_cast<uint32_t>(bytes.data() - ev.payload().data());
+        // An absent or out-of-range field is an empty span with no pointer to measure from.
+        const uint32_t base = bytes.empty() ? 0 : static_cast<uint32_t>(bytes.data() - ev.payload().data());
         // Elements through the event's own reader: the trace's byte order and signedness.
         for (uint32_t at = 0; at + es <= bytes.size(); at += es) {
             const FieldHandle eh{base + at, es, h.flags, true};

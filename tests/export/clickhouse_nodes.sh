@@ -5,8 +5,10 @@
 #   ch_start N ADDR      starts node N (1 or 2) on ADDR (127.0.0.1, 127.0.0.2) and waits for it
 #   ch_query N SQL       runs SQL on node N over HTTP, prints the answer (TabSeparated)
 #   ch_stop_all          stops every node started here and removes $CH_ROOT
+# Users: `default` without a password, `writer` with the password $CH_WRITER_PASSWORD.
 
 CH_SERVER=${CH_SERVER:-$(command -v clickhouse-server || true)}
+CH_WRITER_PASSWORD=${CH_WRITER_PASSWORD:-export-test-pw}
 CH_PIDS=()
 CH_ADDR=()
 CH_HTTP=()
@@ -62,6 +64,8 @@ XML
   <users>
     <default><password></password><networks><ip>127.0.0.0/8</ip></networks>
       <profile>default</profile><quota>default</quota></default>
+    <writer><password>$CH_WRITER_PASSWORD</password><networks><ip>127.0.0.0/8</ip></networks>
+      <profile>default</profile><quota>default</quota></writer>
   </users>
   <quotas><default></default></quotas>
 </yandex>

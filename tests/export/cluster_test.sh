@@ -234,6 +234,24 @@ check_eq "server answering 503: exit code" 1 "$rc"
 grep -q "HTTP 503: overloaded; retry 1/1" "$work/503.err" || fail "503: no retry reported: $(cat "$work/503.err")"
 grep -q "gave up after 2 attempts" "$work/503.err" || fail "503: no final error: $(cat "$work/503.err")"
 
+# Credentials: HTTP basic auth from --user and --password-file; a wrong password fails at once.
+printf '%s\n' "$CH_WRITER_PASSWORD" >"$work/password"
+printf 'not-the-password\n' >"$work/wrong-password"
+set +e
+"$ringscope" export -q --user writer --password-file "$work/password" --to "$(ch_url 1 authdb)" \
+  "${node1_files[0]}" 2>"$work/auth.err"
+rc_auth=$?
+"$ringscope" export -q --user writer --password-file "$work/wrong-password" --to "$(ch_url 1 authdb2)" \
+  "${node1_files[0]}" 2>"$work/wrong-auth.err"
+rc_wrong=$?
+set -e
+check_eq "right password: export succeeds" 0 "$rc_auth"
+check_eq "right password: events stored" "$(ch_query 1 "SELECT count() FROM rs.events_all WHERE file = '${node1_files[0]}'")" \
+  "$(ch_query 1 "SELECT count() FROM authdb.events")"
+check_eq "wrong password: exit code" 1 "$rc_wrong"
+check_eq "wrong password: HTTP 401 without retries" "1 0" \
+  "$(grep -c "HTTP 401" "$work/wrong-auth.err") $(grep -c "retry" "$work/wrong-auth.err")"
+
 # Bad input: one line naming the file, exit 1; a bad command line: exit 2.
 head -c 4096 /dev/urandom >"$work/garbage.dat"
 set +e
