@@ -22,6 +22,36 @@ std::string host_of(const std::string& uname) {
     return uname.substr(a + 1, b == std::string::npos ? std::string::npos : b - a - 1);
 }
 
+// The DB.files row, in kFileColumns order.
+struct FileRow {
+    uint64_t file_id;
+    const std::string& path;
+    uint64_t trace_id, content_hash;
+    const std::string &uname, &host;
+    uint32_t cpus;
+    uint64_t events, bytes;
+    uint32_t imported_at;  // DateTime: seconds since the epoch
+};
+
+void encode_file_row(const FileRow& r, DeflateStream& out) {
+    NativeBytes values[std::size(kFileColumns)];
+    values[0].fixed(r.file_id);
+    values[1].string(r.path);
+    values[2].fixed(r.trace_id);
+    values[3].fixed(r.content_hash);
+    values[4].string(r.uname);
+    values[5].string(r.host);
+    values[6].fixed(r.cpus);
+    values[7].fixed(r.events);
+    values[8].fixed(r.bytes);
+    values[9].fixed(r.imported_at);
+    NativeBlockWriter<DeflateStream> row(out, std::size(kFileColumns), 1);
+    for (size_t c = 0; c < std::size(kFileColumns); ++c) {
+        const NativeBytes* part = &values[c];
+        row.column(kFileColumns[c].name, kFileColumns[c].type, {&part, 1});
+    }
+}
+
 }  // namespace
 
 Expected<FileExportResult> FileExporter::run(const std::string& path) {
@@ -89,23 +119,11 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
     }
     result.events = seq;
 
-    NativeBytes values[std::size(kFileColumns)];
-    values[0].fixed(result.file_id);
-    values[1].string(path);
-    values[2].fixed(trace_id);
-    values[3].fixed(*hash);
-    values[4].string(uname);
-    values[5].string(host);
-    values[6].fixed(static_cast<uint32_t>(file->cpu_count()));
-    values[7].fixed(result.events);
-    values[8].fixed(file_bytes);
-    values[9].fixed(static_cast<uint32_t>(std::time(nullptr)));  // DateTime
     body.reset();
-    NativeBlockWriter<DeflateStream> row(body, std::size(kFileColumns), 1);
-    for (size_t c = 0; c < std::size(kFileColumns); ++c) {
-        const NativeBytes* part = &values[c];
-        row.column(kFileColumns[c].name, kFileColumns[c].type, {&part, 1});
-    }
+    encode_file_row(
+        FileRow{result.file_id, path, trace_id, *hash, uname, host, static_cast<uint32_t>(file->cpu_count()),
+                result.events, file_bytes, static_cast<uint32_t>(std::time(nullptr))},
+        body);
     if (Status s = body.finish(); !s) return fail(std::move(s).error());
     auto files_landed = [&]() -> Expected<bool> {
         auto n = client_.query_count(exported_sql);
