@@ -23,7 +23,7 @@ size_t collect(char* data, size_t size, size_t n, void* user) {
 struct Attempt {
     bool ok = false;
     bool retryable = false;
-    bool may_have_landed = false;  // the request was sent in full before it failed
+    bool may_have_landed = false;  // the server may have acted on the request before it failed
     std::string message;
     std::string body;
 };
