@@ -7,20 +7,31 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config xz-utils
   libboost-dev libboost-program-options-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev
-  zlib1g-dev libzstd-dev liblzma-dev libelf-dev libsqlite3-dev
+  zlib1g-dev libzstd-dev liblzma-dev libelf-dev libsqlite3-dev libcurl4-openssl-dev curl
   libgtest-dev libgmock-dev libbenchmark-dev clang
   # The reference tools: oracles for the differential tests, never linked into the product.
   trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev libipt-dev
 )
+# The ClickHouse server for the export tests and benchmark (started by them, never as a service):
+# optional, the export cluster test skips with a message where it cannot be installed.
+optional=(clickhouse-server clickhouse-client)
+is_missing() { ! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}" >&2
+for p in "${packages[@]}"; do is_missing "$p" && missing+=("$p"); done
+optional_missing=()
+for p in "${optional[@]}"; do is_missing "$p" && optional_missing+=("$p"); done
+if ((${#missing[@]} + ${#optional_missing[@]})); then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
+fi
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ((${#optional_missing[@]})); then
+  echo "setup: installing ${optional_missing[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${optional_missing[@]}" \
+    >/dev/null || echo "setup: ${optional_missing[*]} could not be installed; the ClickHouse export tests will skip" >&2
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null

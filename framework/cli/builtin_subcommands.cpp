@@ -12,6 +12,7 @@ const std::vector<Subcommand>& builtin_subcommands() {
         {"stream", "print live events from tracefs as report prints them", &run_stream},
         {"run", "run the analyses and outputs an ANALYSIS.yaml file describes", &run_run},
         {"sql", "query a run's SQLite output with SQL", &run_sql},
+        {"export", "stream the events of trace files into ClickHouse, exactly once", &run_export},
     };
     return table;
 }

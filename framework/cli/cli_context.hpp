@@ -47,6 +47,6 @@ int run_extract(CliContext& ctx, const std::vector<std::string>& args);
 int run_stream(CliContext& ctx, const std::vector<std::string>& args);
 int run_run(CliContext& ctx, const std::vector<std::string>& args);
 int run_sql(CliContext& ctx, const std::vector<std::string>& args);
-
+int run_export(CliContext& ctx, const std::vector<std::string>& args);
 
 }  // namespace ringscope::cli
