@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <ringscope/filter.hpp>
@@ -31,6 +32,7 @@
 #include "framework/engine/trace_set.hpp"
 #include "framework/output/event_record_writer.hpp"
 #include "framework/output/output_buffer.hpp"
+#include "framework/output/parallel_line_writer.hpp"
 #include "framework/output/report_line_writer.hpp"
 #include "framework/output/report_listings.hpp"
 #include "framework/symbols/guest_symbols.hpp"
@@ -66,6 +68,7 @@ const char* const kUsage =
     "  --pid PID, --comm COMM, --kallsyms FILE\n"
     "  --guest-symbols [GUEST=]FILE   symbols for a guest's addresses (kvm plugin)\n"
     "  --format text|json|csv         output format (default text)\n"
+    "  -j N, --jobs N                 format the lines in N threads (default: the cores; same output)\n"
     "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n"
     "  --strict                       stop at the first plugin handler that fails (default: report it,\n"
     "                                 print the event with its own format and go on)\n";
@@ -99,6 +102,7 @@ struct Options {
     Format format = Format::text;
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
     bool strict = false;       // --strict: a plugin handler that throws stops the run
+    int jobs = 0;              // -j: formatting threads (0 = the cores)
 };
 
 // A usage error: one line on stderr, exit 2.
@@ -144,14 +148,23 @@ uint64_t parse_ull(const std::string& s) {
     return static_cast<uint64_t>(std::atoll(s.c_str()));
 }
 
+int parse_jobs(const std::string& s) {
+    char* end = nullptr;
+    const long n = std::strtol(s.c_str(), &end, 10);
+    if (s.empty() || *end || n < 1 || n > 1024)
+        throw UsageError{"-j takes a number of threads (1-1024), not '" + s + "'"};
+    return static_cast<int>(n);
+}
+
 Options parse_args(const std::vector<std::string>& args) {
     Options o;
     std::optional<std::string> input_file;
     int64_t tsoffset = 0;
     auto add_input = [&](const std::string& path) { o.inputs.push_back({path, 0, 0}); };
 
-    // Short options that take an argument (from trace-cmd's "+hSIi:H:feGpRr:tPNn:LlEwF:VvTqO:").
-    const std::string_view with_arg = "iHrnFO";
+    // Short options that take an argument (from trace-cmd's "+hSIi:H:feGpRr:tPNn:LlEwF:VvTqO:",
+    // and ringscope's -j).
+    const std::string_view with_arg = "iHrnFOj";
     const std::string_view flags = "hSIfeGpRtPNLlEwVvTq";
     auto handle_short = [&](char c, const std::string& arg) {
         switch (c) {
@@ -222,6 +235,9 @@ Options parse_args(const std::vector<std::string>& args) {
             case 'V':
             case 'q':
                 break;  // status / quiet: nothing to show or silence here
+            case 'j':
+                o.jobs = parse_jobs(arg);
+                break;
             case 'H':
                 throw UsageError{"-H (event hooks) is not supported"};
             case 'O':
@@ -238,14 +254,14 @@ Options parse_args(const std::vector<std::string>& args) {
         bool arg;
     };
     static const Long longs[] = {
-        {"cpu", true},       {"cpus", false},         {"first-event", false}, {"last-event", false},
-        {"kallsyms", true},  {"pid", true},           {"comm", true},         {"check-events", false},
-        {"nodate", false},   {"stat", false},         {"uname", false},       {"version", false},
-        {"ts-offset", true}, {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
-        {"raw-ts", false},   {"align-ts", false},     {"help", false},        {"filter-test", false},
-        {"format", true},    {"guest-symbols", true}, {"events", false},      {"event", true},
-        {"input-format", true}, {"strict", false},
-        {"profile", false},  {"by-comm", false},      {"boundary", false},    {"debug", false},
+        {"cpu", true},          {"cpus", false},         {"first-event", false}, {"last-event", false},
+        {"kallsyms", true},     {"pid", true},           {"comm", true},         {"check-events", false},
+        {"nodate", false},      {"stat", false},         {"uname", false},       {"version", false},
+        {"ts-offset", true},    {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
+        {"raw-ts", false},      {"align-ts", false},     {"help", false},        {"filter-test", false},
+        {"format", true},       {"guest-symbols", true}, {"events", false},      {"event", true},
+        {"input-format", true}, {"strict", false},       {"jobs", true},         {"profile", false},
+        {"by-comm", false},     {"boundary", false},     {"debug", false},
     };
     auto handle_long = [&](std::string_view name, const std::string& arg) {
         if (name == "cpu") {
@@ -310,6 +326,8 @@ Options parse_args(const std::vector<std::string>& args) {
             o.input_format = arg;
         } else if (name == "strict") {
             o.strict = true;
+        } else if (name == "jobs") {
+            o.jobs = parse_jobs(arg);
         } else {
             throw UsageError{"--" + std::string(name) + " is not supported by ringscope report"};
         }
@@ -618,9 +636,10 @@ bool ReportRun::report_fault(const EventHandler* h, const Event& ev, const std::
     for (size_t i = 0; i < handlers_.size(); ++i)
         if (handlers_[i].get() == h) plugin = handler_plugins_[i];
     std::fprintf(stderr, "%s report: plugin %s (handler %s) failed on %s:%s cpu %d ts %llu: %s%s\n",
-                 ctx_.program.c_str(), plugin.c_str(), std::string(h->name()).c_str(), std::string(ev.system()).c_str(),
-                 std::string(ev.name()).c_str(), ev.cpu(), static_cast<unsigned long long>(ev.timestamp()),
-                 what.c_str(), o_.strict ? " (stopping: --strict)" : "");
+                 ctx_.program.c_str(), plugin.c_str(), std::string(h->name()).c_str(),
+                 std::string(ev.system()).c_str(), std::string(ev.name()).c_str(), ev.cpu(),
+                 static_cast<unsigned long long>(ev.timestamp()), what.c_str(),
+                 o_.strict ? " (stopping: --strict)" : "");
     return o_.strict;
 }
 
@@ -772,6 +791,41 @@ int ReportRun::print_events() {
     if (!text) records.begin();
     for (auto& h : handlers_) h->begin(set_.file(0));
 
+    // -j: lines are formatted by worker threads, except those of event types whose printing may
+    // change state (plugin overrides and subscribers, -r/-R, libtraceevent's bookkeeping): for
+    // those the workers are drained and the line is printed here, so the output stays the serial
+    // one. --ts-diff, --ts-check and json/csv keep one thread.
+    const int jobs =
+        o_.jobs > 0 ? o_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const bool parallel = jobs > 1 && text && !o_.ts_diff && !o_.ts_check && !o_.raw;
+    std::vector<std::vector<char>> in_order(set_.size());  // per file, by type id
+    for (size_t f = 0; parallel && f < set_.size(); ++f) {
+        for (const EventType* t : set_.file(f).types()) {
+            if (t->id >= in_order[f].size()) in_order[f].resize(t->id + 1, 1);
+            const engine::PrintDispatch& d = *dispatch_[f];
+            in_order[f][t->id] = d.overridden(t->id) || d.raw(t->id) || !d.subscribers(t->id).empty() ||
+                                 set_.file(f).formats().print_has_side_effects(*t);
+        }
+    }
+    std::unique_ptr<output::ParallelLineWriter> workers;
+    if (parallel) {
+        workers = std::make_unique<output::ParallelLineWriter>(buf, jobs, [&](output::LineBatch& batch) {
+            output::ReportLineWriter batch_lines(batch.text, style);
+            TextBuffer batch_info;
+            for (const output::LineJob& j : batch.jobs) {
+                const size_t h = j.source;
+                const size_t fi = order[h].file;
+                engine::TraceFile& file = set_.file(fi);
+                Event ev(j.type, &file, batch.payload(j), j.ts, j.cpu, j.missed);
+                batch_info.clear();
+                dispatch_[fi]->print_info(ev, batch_info);
+                batch_lines.write(handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed,
+                                  output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi],
+                                  batch_info.view());
+            }
+        });
+    }
+
     TextBuffer info;
     uint64_t unknown = 0;
     const engine::Record* rec = nullptr;
@@ -792,7 +846,8 @@ int ReportRun::print_events() {
             if ((o_.no_irqs && (flags & 0x08)) || (o_.no_softirqs && (flags & 0x10))) continue;
         }
         if (!filters_[fi].empty() && !filters_[fi].accept(ev)) continue;
-        HandleInfo& hi = handles[source_handle[static_cast<size_t>(src - merger.sources().data())]];
+        const size_t h = source_handle[static_cast<size_t>(src - merger.sources().data())];
+        HandleInfo& hi = handles[h];
         const size_t ci = static_cast<size_t>(src->stream.cpu_index());
         if (o_.ts_check && ci < hi.last_ts.size() && hi.last_ts[ci] > rec->ts) {
             buf.flush();
@@ -807,6 +862,16 @@ int ReportRun::print_events() {
         // The comm is taken before the info is printed: a plugin that registers names while
         // printing affects the following lines, as with trace-cmd.
         const std::string_view comm = file.comm(pid);
+        if (workers) {
+            if (type->id < in_order[fi].size() && !in_order[fi][type->id]) {
+                workers->add(
+                    {type, static_cast<uint32_t>(h), 0, 0, rec->ts, rec->cpu, pid, rec->missed, comm},
+                    {rec->data, rec->size});
+                if (buf.failed()) break;
+                continue;
+            }
+            workers->drain();
+        }
         info.clear();
         engine::PrintDispatch& d = *dispatch_[fi];
         if (o_.raw && text)
@@ -822,19 +887,20 @@ int ReportRun::print_events() {
                         output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi], info.view());
         else
             records.write(hi.source, ev, comm, pid, rec->ts, rec->missed, info.view());
-        for (EventHandler* h : d.subscribers(type->id)) {
+        for (EventHandler* eh : d.subscribers(type->id)) {
             try {
-                h->on_event(ev);
+                eh->on_event(ev);
             } catch (const std::exception& e) {
                 buf.flush();
-                if (report_fault(h, ev, e.what())) return kExitRuntime;
+                if (report_fault(eh, ev, e.what())) return kExitRuntime;
             } catch (...) {
                 buf.flush();
-                if (report_fault(h, ev, "unknown exception")) return kExitRuntime;
+                if (report_fault(eh, ev, "unknown exception")) return kExitRuntime;
             }
         }
         if (buf.failed()) break;
     }
+    if (workers) workers->drain();
     buf.flush();
     if (buf.failed()) {
         if (buf.error_number() == EPIPE) return kExitOk;
@@ -867,7 +933,9 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
     for (const auto& in : o.inputs) paths.push_back(in.path);
     if (wants_decoder(ctx, paths, o.input_format)) {
         return report_decoded(ctx, paths, o.input_format,
-                              o.format == Format::json ? "json" : o.format == Format::csv ? "csv" : "text");
+                              o.format == Format::json  ? "json"
+                              : o.format == Format::csv ? "csv"
+                                                        : "text");
     }
     ReportRun run(ctx, std::move(o));
     return run.run();
