@@ -1,6 +1,7 @@
 #!/bin/bash
 # ringscope against the reference tools on one large trace, in one run (issue #9):
-#   report          `ringscope report -N FILE` vs `trace-cmd report -N FILE` (outputs must be identical)
+#   report          `ringscope report -N -j 1 FILE` and `-j $(nproc)` vs `trace-cmd report -N FILE`
+#                   (outputs must be identical)
 #   count           SDK iterate-and-count vs libtracecmd tracecmd_iterate_events (zstd file and an
 #                   uncompressed copy)
 #   format          SDK iterate + print_info into a reused TextBuffer vs libtracecmd + tep_print_event
@@ -12,7 +13,6 @@
 #   bench/compare.sh BUILD_DIR [FILE] [RUNS]
 # Without FILE: BUILD_DIR/bench-data/big.dat, recorded with bench/report/record_big.sh if absent
 # (root, tracefs). The 10x and uncompressed copies go to BUILD_DIR/bench-data/ too (not in git).
-# Extra ringscope report options for every ringscope report run: RS_REPORT_ARGS (e.g. "-j 2").
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 B=$(readlink -f "${1:?usage: bench/compare.sh BUILD_DIR [FILE] [RUNS]}")
@@ -23,7 +23,7 @@ RUNS=${3:-5}
 RS=$B/ringscope
 SDK=$B/bench/sdk_iterate
 REF=$B/bench/reference
-read -r -a RS_ARGS <<<"${RS_REPORT_ARGS:-}"
+J=$(nproc)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -41,8 +41,9 @@ RAW=$DATA/$(basename "$F" .dat)-none.dat
 
 # Correctness first: the same bytes, the same counts.
 trace-cmd report -N "$F" >"$TMP/tc.out" 2>/dev/null
-"$RS" report -N "${RS_ARGS[@]}" "$F" >"$TMP/rs.out" 2>/dev/null
-cmp -s "$TMP/tc.out" "$TMP/rs.out" && report_same=identical || report_same=DIFFERENT
+"$RS" report -N -j 1 "$F" >"$TMP/rs1.out" 2>/dev/null
+"$RS" report -N -j "$J" "$F" >"$TMP/rsj.out" 2>/dev/null
+cmp -s "$TMP/tc.out" "$TMP/rs1.out" && cmp -s "$TMP/tc.out" "$TMP/rsj.out" && report_same=identical || report_same=DIFFERENT
 "$REF/iterate_format" "$F" --print >"$TMP/tf.out"
 "$SDK" format "$F" --print >"$TMP/sf.out"
 cmp -s "$TMP/tf.out" "$TMP/sf.out" && format_same=identical || format_same=DIFFERENT
@@ -64,7 +65,8 @@ median() { # median NAME COLUMN
 }
 for _ in $(seq "$RUNS"); do
 	run tc-report trace-cmd report -N "$F"
-	run rs-report "$RS" report -N "${RS_ARGS[@]}" "$F"
+	run rs-report1 "$RS" report -N -j 1 "$F"
+	run rs-reportj "$RS" report -N -j "$J" "$F"
 	run ref-count "$REF/iterate_count" "$F"
 	run sdk-count "$SDK" count "$F"
 	run ref-count-none "$REF/iterate_count" "$RAW"
@@ -73,7 +75,7 @@ for _ in $(seq "$RUNS"); do
 	run sdk-format "$SDK" format "$F"
 done
 for _ in $(seq $(((RUNS + 1) / 2))); do
-	run rs-report-x10 "$RS" report -N "${RS_ARGS[@]}" "$X10"
+	run rs-report-x10 "$RS" report -N -j "$J" "$X10"
 	run sdk-count-x10 "$SDK" count "$X10"
 done
 
@@ -89,8 +91,8 @@ startup() { # startup CMD...: median wall time in ms of 11 runs
 TINY=$SRC/tests/data/traces/formats-zstd.dat
 plugins=$("$RS" plugins | grep -c '^[^ ]' || true)
 
-printf 'file %s (%s events), 10x copy %s (%s events); %s runs, medians; ringscope report args: -N %s\n' \
-	"$F" "$events" "$X10" "$events_x10" "$RUNS" "${RS_ARGS[*]}"
+printf 'file %s (%s events), 10x copy %s (%s events); %s runs, medians; %s cores\n' \
+	"$F" "$events" "$X10" "$events_x10" "$RUNS" "$J"
 printf '%-22s %10s %10s %9s %9s %9s %9s %10s %10s\n' what ref-cpu-s rs-cpu-s ref-Mev/s rs-Mev/s \
 	ratio-cpu ratio-wall ref-rss-KB rs-rss-KB
 row() { # row LABEL REF_NAME RS_NAME EVENTS
@@ -110,12 +112,15 @@ row() { # row LABEL REF_NAME RS_NAME EVENTS
 			printf "%-22s %10s %10.3f %9s %9.2f %9s %9s %10s %10d\n", l, "-", sc, "-", e / sc / 1e6, "-", "-", "-", sr
 	}'
 }
-row "report" tc-report rs-report "$events"
+row "report -j 1" tc-report rs-report1 "$events"
+row "report -j $J" tc-report rs-reportj "$events"
 row "count (zstd)" ref-count sdk-count "$events"
 row "count (uncompressed)" ref-count-none sdk-count-none "$events"
 row "format" ref-format sdk-format "$events"
-row "report 10x (zstd)" "" rs-report-x10 "$events_x10"
+row "report -j $J 10x" "" rs-report-x10 "$events_x10"
 row "count 10x (zstd)" "" sdk-count-x10 "$events_x10"
+awk -v a="$(median rs-report1 2)" -v b="$(median rs-reportj 2)" -v j="$J" \
+	'BEGIN {printf "ringscope report -j %d: %.2fx the speed of -j 1 (wall)\n", j, a / b}'
 awk -v z="$(median sdk-count 1)" -v n="$(median sdk-count-none 1)" \
 	'BEGIN {printf "ringscope count: zstd / uncompressed CPU time = %.2f\n", z / n}'
 printf 'startup (median of 11, wall): report %s: %s ms, plugins: %s ms (%s plugins loaded)\n' \
