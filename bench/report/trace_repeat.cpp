@@ -34,6 +34,19 @@ void set_page_ts(std::span<uint8_t> page, uint64_t ts, bool big_endian) {
     for (int i = 0; i < 8; ++i) page[big_endian ? 7 - i : i] = static_cast<uint8_t>(ts >> (8 * i));
 }
 
+// f(page) for every page of CPU entry CPU of the top buffer; stops at the first error.
+template <class F>
+Status for_each_page(const TraceDatReader& in, size_t cpu, F&& f) {
+    auto pages = in.cpu_pages(0, cpu);
+    if (!pages) return std::move(pages).error();
+    for (;;) {
+        auto pg = pages->next();
+        if (!pg) return std::move(pg).error();
+        if (pg->empty()) return {};
+        if (Status st = f(*pg); !st) return st;
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -50,15 +63,12 @@ int main(int argc, char** argv) {
     // The span of page timestamps over all CPUs, plus a margin for the events of each last page.
     uint64_t lo = std::numeric_limits<uint64_t>::max(), hi = 0;
     for (size_t c = 0; c < top.cpus.size(); ++c) {
-        auto pages = in->cpu_pages(0, c);
-        if (!pages) return fail(pages.error());
-        for (;;) {
-            auto pg = pages->next();
-            if (!pg) return fail(pg.error());
-            if (pg->empty()) break;
-            lo = std::min(lo, page_ts(*pg, be));
-            hi = std::max(hi, page_ts(*pg, be));
-        }
+        Status st = for_each_page(*in, c, [&](std::span<const uint8_t> pg) {
+            lo = std::min(lo, page_ts(pg, be));
+            hi = std::max(hi, page_ts(pg, be));
+            return Status{};
+        });
+        if (!st) return fail(st.error());
     }
     const uint64_t shift = hi > lo ? (hi - lo) + (hi - lo) / 10 + 1000000000ull : 1000000000ull;
 
@@ -81,16 +91,12 @@ int main(int argc, char** argv) {
     for (size_t c = 0; c < top.cpus.size(); ++c) {
         if (Status st = (*out)->begin_cpu(); !st) return fail(st.error());
         for (int r = 0; r < repeats; ++r) {
-            auto pages = in->cpu_pages(0, c);
-            if (!pages) return fail(pages.error());
-            for (;;) {
-                auto pg = pages->next();
-                if (!pg) return fail(pg.error());
-                if (pg->empty()) break;
-                page.assign(pg->begin(), pg->end());
+            Status st = for_each_page(*in, c, [&](std::span<const uint8_t> pg) {
+                page.assign(pg.begin(), pg.end());
                 set_page_ts(page, page_ts(page, be) + static_cast<uint64_t>(r) * shift, be);
-                if (Status st = (*out)->write_pages(page); !st) return fail(st.error());
-            }
+                return (*out)->write_pages(page);
+            });
+            if (!st) return fail(st.error());
         }
         if (Status st = (*out)->end_cpu(); !st) return fail(st.error());
     }

@@ -826,6 +826,7 @@ int ReportRun::print_events() {
         });
     }
 
+    uint64_t parallel_lines = 0, drains = 0;
     TextBuffer info;
     uint64_t unknown = 0;
     const engine::Record* rec = nullptr;
@@ -867,10 +868,14 @@ int ReportRun::print_events() {
                 workers->add(
                     {type, static_cast<uint32_t>(h), 0, 0, rec->ts, rec->cpu, pid, rec->missed, comm},
                     {rec->data, rec->size});
+                ++parallel_lines;
                 if (buf.failed()) break;
                 continue;
             }
             workers->drain();
+            // Each drain waits for the workers: when in-order events come too often for the
+            // batches in between to pay for that, the rest of the run prints in this thread.
+            if (++drains >= 1024 && parallel_lines < drains * 64) workers.reset();
         }
         info.clear();
         engine::PrintDispatch& d = *dispatch_[fi];
