@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include <functional>
@@ -33,6 +34,7 @@
 #include "framework/engine/trace_set.hpp"
 #include "framework/output/event_record_writer.hpp"
 #include "framework/output/output_buffer.hpp"
+#include "framework/output/parallel_line_writer.hpp"
 #include "framework/output/report_line_writer.hpp"
 #include "framework/output/report_listings.hpp"
 #include "framework/symbols/guest_symbols.hpp"
@@ -68,6 +70,7 @@ const char* const kUsage =
     "  --pid PID, --comm COMM, --kallsyms FILE\n"
     "  --guest-symbols [GUEST=]FILE   symbols for a guest's addresses (kvm plugin)\n"
     "  --format text|json|csv         output format (default text)\n"
+    "  -j N, --jobs N                 format the lines in N threads (default: the cores; same output)\n"
     "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n"
     "  --strict                       stop at the first plugin handler that fails (default: report it,\n"
     "                                 print the event with its own format and go on)\n"
@@ -113,6 +116,7 @@ struct Options {
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
     bool strict = false;       // --strict: a plugin handler that throws stops the run
     std::vector<RequestedOption> report_options;
+    int jobs = 0;              // -j: formatting threads (0 = the cores)
 };
 
 // A usage error: one line on stderr, exit 2.
@@ -158,14 +162,23 @@ uint64_t parse_ull(const std::string& s) {
     return static_cast<uint64_t>(std::atoll(s.c_str()));
 }
 
+int parse_jobs(const std::string& s) {
+    char* end = nullptr;
+    const long n = std::strtol(s.c_str(), &end, 10);
+    if (s.empty() || *end || n < 1 || n > 1024)
+        throw UsageError{"-j takes a number of threads (1-1024), not '" + s + "'"};
+    return static_cast<int>(n);
+}
+
 Options parse_args(const std::vector<std::string>& args, const ReportOptionSource& plugin_options) {
     Options o;
     std::optional<std::string> input_file;
     int64_t tsoffset = 0;
     auto add_input = [&](const std::string& path) { o.inputs.push_back({path, 0, 0}); };
 
-    // Short options that take an argument (from trace-cmd's "+hSIi:H:feGpRr:tPNn:LlEwF:VvTqO:").
-    const std::string_view with_arg = "iHrnFO";
+    // Short options that take an argument (from trace-cmd's "+hSIi:H:feGpRr:tPNn:LlEwF:VvTqO:",
+    // and ringscope's -j).
+    const std::string_view with_arg = "iHrnFOj";
     const std::string_view flags = "hSIfeGpRtPNLlEVvTq";  // -w comes from the sched plugin
     auto handle_short = [&](char c, const std::string& arg) {
         switch (c) {
@@ -237,6 +250,9 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             case 'V':
             case 'q':
                 break;  // status / quiet: nothing to show or silence here
+            case 'j':
+                o.jobs = parse_jobs(arg);
+                break;
             case 'H':
                 throw UsageError{"-H (event hooks) is not supported"};
             case 'O':
@@ -258,8 +274,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         {"ts-offset", true},    {"ts2secs", true},       {"ts-diff", false},     {"ts-check", false},
         {"raw-ts", false},      {"align-ts", false},     {"help", false},        {"filter-test", false},
         {"format", true},       {"guest-symbols", true}, {"events", false},      {"event", true},
-        {"input-format", true}, {"strict", false},       {"by-comm", false},     {"boundary", false},
-        {"debug", false},
+        {"input-format", true}, {"strict", false},       {"jobs", true},         {"by-comm", false},
+        {"boundary", false},    {"debug", false},
     };
     // The plugins' long options join the table (and its prefix matching) when a name is not built in.
     auto long_table = [&](std::string_view name) {
@@ -333,6 +349,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             o.input_format = arg;
         } else if (name == "strict") {
             o.strict = true;
+        } else if (name == "jobs") {
+            o.jobs = parse_jobs(arg);
         } else {
             throw UsageError{"--" + std::string(name) + " is not supported by ringscope report"};
         }
@@ -845,6 +863,44 @@ int ReportRun::print_events() {
     if (!text) records.begin();
     for (auto& h : handlers_) h->begin(set_.file(0));
 
+    // -j: lines are formatted by worker threads, except those of event types whose printing may
+    // change state (plugin overrides and subscribers, -r/-R, libtraceevent's bookkeeping): for
+    // those the workers are drained and the line is printed here, so the output stays the serial
+    // one. --ts-diff, --ts-check and json/csv keep one thread.
+    const int jobs =
+        o_.jobs > 0 ? o_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Report options (-w, --profile) see every line in order: they keep one thread too.
+    const bool parallel =
+        jobs > 1 && text && !o_.ts_diff && !o_.ts_check && !o_.raw && option_handlers_.empty();
+    std::vector<std::vector<char>> in_order(set_.size());  // per file, by type id
+    for (size_t f = 0; parallel && f < set_.size(); ++f) {
+        for (const EventType* t : set_.file(f).types()) {
+            if (t->id >= in_order[f].size()) in_order[f].resize(t->id + 1, 1);
+            const engine::PrintDispatch& d = *dispatch_[f];
+            in_order[f][t->id] = d.overridden(t->id) || d.raw(t->id) || !d.subscribers(t->id).empty() ||
+                                 set_.file(f).formats().print_has_side_effects(*t);
+        }
+    }
+    std::unique_ptr<output::ParallelLineWriter> workers;
+    if (parallel) {
+        workers = std::make_unique<output::ParallelLineWriter>(buf, jobs, [&](output::LineBatch& batch) {
+            output::ReportLineWriter batch_lines(batch.text, style);
+            TextBuffer batch_info;
+            for (const output::LineJob& j : batch.jobs) {
+                const size_t h = j.source;
+                const size_t fi = order[h].file;
+                engine::TraceFile& file = set_.file(fi);
+                Event ev(j.type, &file, batch.payload(j), j.ts, j.cpu, j.missed);
+                batch_info.clear();
+                dispatch_[fi]->print_info(ev, batch_info);
+                batch_lines.write(handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed,
+                                  output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi],
+                                  batch_info.view());
+            }
+        });
+    }
+
+    uint64_t parallel_lines = 0, drains = 0;
     TextBuffer info;
     uint64_t unknown = 0;
     const engine::Record* rec = nullptr;
@@ -865,7 +921,8 @@ int ReportRun::print_events() {
             if ((o_.no_irqs && (flags & 0x08)) || (o_.no_softirqs && (flags & 0x10))) continue;
         }
         if (!filters_[fi].empty() && !filters_[fi].accept(ev)) continue;
-        HandleInfo& hi = handles[source_handle[static_cast<size_t>(src - merger.sources().data())]];
+        const size_t h = source_handle[static_cast<size_t>(src - merger.sources().data())];
+        HandleInfo& hi = handles[h];
         const size_t ci = static_cast<size_t>(src->stream.cpu_index());
         if (o_.ts_check && ci < hi.last_ts.size() && hi.last_ts[ci] > rec->ts) {
             buf.flush();
@@ -876,12 +933,26 @@ int ReportRun::print_events() {
         }
         if (ci < hi.last_ts.size()) hi.last_ts[ci] = rec->ts;
 
+        const int pid = ev.pid();
+        // The comm is taken before the info is printed: a plugin that registers names while
+        // printing affects the following lines, as with trace-cmd.
+        const std::string_view comm = file.comm(pid);
+        if (workers) {
+            if (type->id < in_order[fi].size() && !in_order[fi][type->id]) {
+                workers->add(
+                    {type, static_cast<uint32_t>(h), 0, 0, rec->ts, rec->cpu, pid, rec->missed, comm},
+                    {rec->data, rec->size});
+                ++parallel_lines;
+                if (buf.failed()) break;
+                continue;
+            }
+            workers->drain();
+            // Each drain waits for the workers: when in-order events come too often for the
+            // batches in between to pay for that, the rest of the run prints in this thread.
+            if (++drains >= 1024 && parallel_lines < drains * 64) workers.reset();
+        }
         engine::PrintDispatch& d = *dispatch_[fi];
         if (!events_replaced_) {
-            const int pid = ev.pid();
-            // The comm is taken before the info is printed: a plugin that registers names while
-            // printing affects the following lines, as with trace-cmd.
-            const std::string_view comm = file.comm(pid);
             info.clear();
             if (o_.raw && text)
                 file.formats().print_raw(ev, info);
@@ -899,19 +970,20 @@ int ReportRun::print_events() {
             else
                 records.write(hi.source, ev, comm, pid, rec->ts, rec->missed, info.view());
         }
-        for (EventHandler* h : d.subscribers(type->id)) {
+        for (EventHandler* eh : d.subscribers(type->id)) {
             try {
-                h->on_event(ev);
+                eh->on_event(ev);
             } catch (const std::exception& e) {
                 buf.flush();
-                if (report_fault(h, ev, e.what())) return kExitRuntime;
+                if (report_fault(eh, ev, e.what())) return kExitRuntime;
             } catch (...) {
                 buf.flush();
-                if (report_fault(h, ev, "unknown exception")) return kExitRuntime;
+                if (report_fault(eh, ev, "unknown exception")) return kExitRuntime;
             }
         }
         if (buf.failed()) break;
     }
+    if (workers) workers->drain();
     for (EventHandler* h : option_handlers_) {
         if (buf.failed()) break;
         info.clear();

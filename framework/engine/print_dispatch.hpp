@@ -55,6 +55,11 @@ class PrintDispatch final : public PrintContext {
                                              : std::span<EventHandler* const>();
     }
     bool has_overrides() const noexcept { return any_override_; }
+    // A plugin handler may print events of this type (and may change state while doing so).
+    bool overridden(uint32_t type_id) const noexcept {
+        return type_id < types_.size() && !types_[type_id].overrides.empty();
+    }
+    bool raw(uint32_t type_id) const noexcept { return type_id < types_.size() && types_[type_id].raw; }
 
     // PrintContext
     void print_default(const Event& ev, TextBuffer& out) override;

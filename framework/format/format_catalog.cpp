@@ -22,7 +22,8 @@ struct FormatCatalog::BprintFormat {
     bool failed = false;
 };
 
-FormatCatalog::FormatCatalog(int long_size, bool big_endian) : long_size_(long_size), big_endian_(big_endian) {}
+FormatCatalog::FormatCatalog(int long_size, bool big_endian)
+    : long_size_(long_size), big_endian_(big_endian) {}
 FormatCatalog::~FormatCatalog() = default;
 
 Expected<const EventType*> FormatCatalog::add_format(std::string_view text, std::string_view system) {
@@ -49,9 +50,13 @@ Expected<const EventType*> FormatCatalog::add_format(std::string_view text, std:
     return static_cast<const EventType*>(raw->type.get());
 }
 
-Status FormatCatalog::add_printk_formats(std::string_view text) { return parse_printk_formats(text, printk_); }
+Status FormatCatalog::add_printk_formats(std::string_view text) {
+    return parse_printk_formats(text, printk_);
+}
 
-void FormatCatalog::add_printk_string(uint64_t addr, std::string text) { printk_.emplace(addr, std::move(text)); }
+void FormatCatalog::add_printk_string(uint64_t addr, std::string text) {
+    printk_.emplace(addr, std::move(text));
+}
 
 const EventType* FormatCatalog::by_id(uint32_t id) const noexcept {
     if (id < by_small_id_.size()) return by_small_id_[id] ? by_small_id_[id]->type.get() : nullptr;
@@ -77,10 +82,17 @@ bool FormatCatalog::print_fmt_failed(const EventType& type) const noexcept {
     return e && (e->prog->failed || e->prog->runtime_failed.load(std::memory_order_relaxed));
 }
 
+bool FormatCatalog::print_has_side_effects(const EventType& type) const noexcept {
+    const Entry* e = entry_for(&type);
+    return !e || e->prog->failed || e->prog->is_bprint ||
+           e->prog->runtime_failed.load(std::memory_order_relaxed);
+}
+
 const FormatCatalog::Entry* FormatCatalog::entry_for(const EventType* type) const noexcept {
     if (!type) return nullptr;
     uint32_t id = type->id;
-    if (id < by_small_id_.size() && by_small_id_[id] && by_small_id_[id]->type.get() == type) return by_small_id_[id];
+    if (id < by_small_id_.size() && by_small_id_[id] && by_small_id_[id]->type.get() == type)
+        return by_small_id_[id];
     auto it = by_type_.find(type);
     return it == by_type_.end() ? nullptr : it->second;
 }
@@ -194,7 +206,8 @@ void FormatCatalog::print_bprint(const Entry& e, const Event& event, TextBuffer&
                     if (std::isalnum(static_cast<unsigned char>(ptr[1]))) {
                         ++ptr;
                         char k = *ptr;
-                        bool special = !(k == 's' || k == 'S' || k == 'x' || ((k == 'f' || k == 'F') && ptr[1] != 'w'));
+                        bool special =
+                            !(k == 's' || k == 'S' || k == 'x' || ((k == 'f' || k == 'F') && ptr[1] != 'w'));
                         // older kernels do not dereference: a printable first byte means a string
                         if (special && std::isprint(static_cast<signed char>(c.data[bptr])) &&
                             static_cast<signed char>(c.data[bptr]) > 0) {
@@ -213,9 +226,10 @@ void FormatCatalog::print_bprint(const Entry& e, const Event& event, TextBuffer&
                 if (number || star) {
                     if (star) vsize = 4;
                     bptr = (bptr + 3) & ~uint64_t{3};
-                    uint64_t v = bptr + static_cast<uint64_t>(vsize) <= c.size
-                                     ? ev.read_number(static_cast<uint32_t>(bptr), static_cast<uint32_t>(vsize))
-                                     : 0;
+                    uint64_t v =
+                        bptr + static_cast<uint64_t>(vsize) <= c.size
+                            ? ev.read_number(static_cast<uint32_t>(bptr), static_cast<uint32_t>(vsize))
+                            : 0;
                     bptr += static_cast<uint64_t>(vsize);
                     args.push_back(BArg{false, v, {}});
                     if (star) continue;  // the width was an argument; the conversion follows

@@ -22,7 +22,7 @@
 namespace ringscope::format {
 
 class FormatCatalog {
-public:
+  public:
     // long_size and byte order of the traced kernel (the trace.dat header says them).
     explicit FormatCatalog(int long_size = 8, bool big_endian = false);
     ~FormatCatalog();
@@ -44,6 +44,11 @@ public:
     size_t size() const noexcept { return entries_.size(); }
     // libtraceevent could not parse the print fmt: the event prints "[FAILED TO PARSE]".
     bool print_fmt_failed(const EventType& type) const noexcept;
+    // Printing an event of this type may change how later events print, so such events must be
+    // printed in time order (libtraceevent's bookkeeping: a failed print fmt's field dump clears
+    // string flags, a bprint short of arguments marks its event failed). Events of other types
+    // print the same whatever was printed before (`report -j` formats them in parallel).
+    bool print_has_side_effects(const EventType& type) const noexcept;
 
     // The text after "name: " in `trace-cmd report -N` (tep_print_event with TEP_PRINT_INFO and
     // no plugin). Symbols (%pS, ...) come from event.context().resolvers(), domain "kernel".
@@ -57,7 +62,7 @@ public:
     bool big_endian() const noexcept { return big_endian_; }
     const PrintkMap& printk() const noexcept { return printk_; }
 
-private:
+  private:
     struct Entry;
     struct BprintFormat;
     const Entry* entry_for(const EventType* type) const noexcept;

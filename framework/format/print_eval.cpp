@@ -29,7 +29,8 @@ uint64_t PrintEvaluator::read_number(uint32_t off, uint32_t n) const noexcept {
     if (!in_range(off, n)) return 0;
     const uint8_t* p = c_.data + off;
     switch (n) {
-        case 1: return *p;
+        case 1:
+            return *p;
         case 2: {
             uint16_t x;
             std::memcpy(&x, p, 2);
@@ -45,7 +46,8 @@ uint64_t PrintEvaluator::read_number(uint32_t off, uint32_t n) const noexcept {
             std::memcpy(&x, p, 8);
             return c_.swap ? __builtin_bswap64(x) : x;
         }
-        default: return 0;
+        default:
+            return 0;
     }
 }
 
@@ -76,15 +78,18 @@ uint64_t PrintEvaluator::eval_ref(Ref r) const noexcept {
 uint64_t PrintEvaluator::eval(const Node* n) const noexcept {
     if (!n) return 0;
     switch (n->kind) {
-        case ArgKind::null_: return 0;
-        case ArgKind::atom: return n->num;  // libtraceevent would look a 0 up as a symbol name
+        case ArgKind::null_:
+            return 0;
+        case ArgKind::atom:
+            return n->num;  // libtraceevent would look a 0 up as a symbol name
         case ArgKind::field: {
             if (n->field < 0) return 0;
             const PField& f = p_.fields[static_cast<size_t>(n->field)];
             if (uint64_t{f.offset} + f.size > c_.size) return 0;
             return read_number(f.offset, f.size);
         }
-        case ArgKind::type: return eval_type_str(eval(node(n->a)), n->text, false);
+        case ArgKind::type:
+            return eval(node(n->a)) & n->cast_mask;
         case ArgKind::dynamic_array_len: {
             uint32_t off, len;
             dynamic_offset(p_.fields[static_cast<size_t>(n->field)], off, len);
@@ -96,11 +101,12 @@ uint64_t PrintEvaluator::eval(const Node* n) const noexcept {
             dynamic_offset(p_.fields[static_cast<size_t>(n->field)], off, len);
             return off;
         }
-        case ArgKind::op: break;
-        default: return 0;
+        case ArgKind::op:
+            break;
+        default:
+            return 0;
     }
-    const std::string& op = n->text;
-    if (op == "[") {
+    if (n->op_index) {
         uint64_t right = eval(node(n->b));
         const Node* larg = node(n->a);
         const Node* typearg = nullptr;
@@ -126,10 +132,10 @@ uint64_t PrintEvaluator::eval(const Node* n) const noexcept {
         }
         if (!in_range(offset, field_size)) return 0;
         uint64_t val = read_number(offset, field_size);
-        if (typearg) val = eval_type_str(val, typearg->text, true);
+        if (typearg) val &= typearg->ptr_cast_mask;
         return val;
     }
-    if (op == "?") {
+    if (n->op_cond) {
         uint64_t left = eval(node(n->a));
         const Node* r = node(n->b);
         if (!r) return 0;
@@ -137,23 +143,34 @@ uint64_t PrintEvaluator::eval(const Node* n) const noexcept {
     }
     uint64_t left = eval(node(n->a));
     uint64_t right = eval(node(n->b));
-    char o1 = op.size() > 1 ? op[1] : 0;
-    switch (op[0]) {
-        case '!': return o1 == 0 ? !right : o1 == '=' ? left != right : 0;
-        case '~': return ~right;
-        case '|': return o1 ? (left || right) : (left | right);
-        case '&': return o1 ? (left && right) : (left & right);
+    const char o1 = n->op1;
+    switch (n->op0) {
+        case '!':
+            return o1 == 0 ? !right : o1 == '=' ? left != right : 0;
+        case '~':
+            return ~right;
+        case '|':
+            return o1 ? (left || right) : (left | right);
+        case '&':
+            return o1 ? (left && right) : (left & right);
         case '<':
             return o1 == 0 ? left < right : o1 == '<' ? left << (right & 63) : o1 == '=' ? left <= right : 0;
         case '>':
             return o1 == 0 ? left > right : o1 == '>' ? left >> (right & 63) : o1 == '=' ? left >= right : 0;
-        case '=': return o1 == '=' ? left == right : 0;
-        case '-': return left - right;
-        case '+': return left + right;
-        case '/': return right ? left / right : 0;  // libtraceevent would die of SIGFPE
-        case '%': return right ? left % right : 0;
-        case '*': return left * right;
-        default: return 0;  // '^' included: libtraceevent does not evaluate it
+        case '=':
+            return o1 == '=' ? left == right : 0;
+        case '-':
+            return left - right;
+        case '+':
+            return left + right;
+        case '/':
+            return right ? left / right : 0;  // libtraceevent would die of SIGFPE
+        case '%':
+            return right ? left % right : 0;
+        case '*':
+            return left * right;
+        default:
+            return 0;  // '^' included: libtraceevent does not evaluate it
     }
 }
 
@@ -180,9 +197,15 @@ void PrintEvaluator::print_segment(TextBuffer& out, const Segment& s, Ref arg, R
     bool has_len = len_arg.node || len_arg.barg;
     int len = has_len ? static_cast<int>(eval_ref(len_arg)) : -1;
     switch (s.kind) {
-        case SegKind::text: out.append(s.fmt); return;
-        case SegKind::digit: format_int(out, s, len, eval_ref(arg)); return;
-        case SegKind::pointer: print_pointer(out, s, has_len ? len : 1, arg, raw); return;
+        case SegKind::text:
+            out.append(s.fmt);
+            return;
+        case SegKind::digit:
+            format_int(out, s, len, eval_ref(arg));
+            return;
+        case SegKind::pointer:
+            print_pointer(out, s, has_len ? len : 1, arg, raw);
+            return;
         case SegKind::string:
             if (arg.barg) {
                 if (arg.barg->is_string) {
@@ -202,7 +225,9 @@ void PrintEvaluator::print_segment(TextBuffer& out, const Segment& s, Ref arg, R
 void PrintEvaluator::print_str_arg(TextBuffer& out, const Segment& s, int len_arg, const Node* n) const {
     if (!n) return;
     switch (n->kind) {
-        case ArgKind::atom: format_str(out, s, len_arg, n->text); return;
+        case ArgKind::atom:
+            format_str(out, s, len_arg, n->text);
+            return;
         case ArgKind::field: {
             if (n->field < 0) return;
             const PField& f = p_.fields[static_cast<size_t>(n->field)];
@@ -311,7 +336,8 @@ void PrintEvaluator::print_str_arg(TextBuffer& out, const Segment& s, int len_ar
                 if (i) out.push_back(',');
                 uint64_t v = 0;
                 auto raw = [&](int k) {
-                    if (pos + static_cast<uint64_t>(k) <= c_.size) std::memcpy(&v, c_.data + pos, static_cast<size_t>(k));
+                    if (pos + static_cast<uint64_t>(k) <= c_.size)
+                        std::memcpy(&v, c_.data + pos, static_cast<size_t>(k));
                 };
                 if (el == 1 || el == 2 || el == 4 || el == 8) {
                     raw(el);  // host order, as libtraceevent reads them
@@ -354,7 +380,8 @@ void PrintEvaluator::print_str_arg(TextBuffer& out, const Segment& s, int len_ar
             print_str_arg(out, s, len_arg, eval(node(n->a)) ? node(r->a) : node(r->b));
             return;
         }
-        default: return;
+        default:
+            return;
     }
 }
 
@@ -469,13 +496,23 @@ void PrintEvaluator::print_pointer(TextBuffer& out, const Segment& s, int plen, 
         case 'F':
         case 'f':
         case 'S':
-        case 's': print_function(out, *f, eval_ref(arg), raw); return;
+        case 's':
+            print_function(out, *f, eval_ref(arg), raw);
+            return;
         case 'M':
-        case 'm': print_mac(out, f, arg.barg ? &atom : n); return;
+        case 'm':
+            print_mac(out, f, arg.barg ? &atom : n);
+            return;
         case 'I':
-        case 'i': print_ip(out, f, arg.barg ? &atom : n); return;
-        case 'U': print_uuid(out, f, arg.barg ? &atom : n); return;
-        case 'h': print_raw_buff(out, f, arg.barg ? &atom : n, plen); return;
+        case 'i':
+            print_ip(out, f, arg.barg ? &atom : n);
+            return;
+        case 'U':
+            print_uuid(out, f, arg.barg ? &atom : n);
+            return;
+        case 'h':
+            print_raw_buff(out, f, arg.barg ? &atom : n, plen);
+            return;
         default: {
             uint64_t v = eval_ref(arg);
             if (!v) {
@@ -584,11 +621,17 @@ void PrintEvaluator::print_ip(TextBuffer& out, const char* f, const Node* n) con
     auto ip4_args = [&](const char* q, bool& reverse) {
         reverse = false;
         switch (*q) {
-            case 'h': reverse = !c_.file_big_endian; return 1;
-            case 'l': reverse = true; return 1;
+            case 'h':
+                reverse = !c_.file_big_endian;
+                return 1;
+            case 'l':
+                reverse = true;
+                return 1;
             case 'n':
-            case 'b': return 1;
-            default: return 0;
+            case 'b':
+                return 1;
+            default:
+                return 0;
         }
     };
     auto bytes_at = [&](uint32_t off, uint32_t len, uint8_t* dst) {
@@ -687,7 +730,8 @@ void PrintEvaluator::print_ip(TextBuffer& out, const char* f, const Node* n) con
             }
             return;
         }
-        default: return;
+        default:
+            return;
     }
 }
 
@@ -716,10 +760,17 @@ void PrintEvaluator::print_uuid(TextBuffer& out, const char* f, const Node* n) c
 void PrintEvaluator::print_raw_buff(TextBuffer& out, const char* f, const Node* n, int plen) const {
     const char* delim = " ";
     switch (f[1]) {
-        case 'C': delim = ":"; break;
-        case 'D': delim = "-"; break;
-        case 'N': delim = ""; break;
-        default: break;
+        case 'C':
+            delim = ":";
+            break;
+        case 'D':
+            delim = "-";
+            break;
+        case 'N':
+            delim = "";
+            break;
+        default:
+            break;
     }
     if (!n || n->kind != ArgKind::dynamic_array) {
         out.appendf("ARG TYPE NOT FIELD BUT %d", n ? static_cast<int>(n->kind) : 0);
@@ -784,9 +835,15 @@ void PrintEvaluator::print_field_raw(TextBuffer& out, int fi) const {
                 else
                     out.append_int(static_cast<int>(val));
                 break;
-            case 2: out.appendf("%2d", static_cast<int>(static_cast<short>(val))); break;
-            case 1: out.appendf("%1d", static_cast<int>(static_cast<signed char>(val))); break;
-            default: out.append_int(static_cast<int64_t>(val)); break;
+            case 2:
+                out.appendf("%2d", static_cast<int>(static_cast<short>(val)));
+                break;
+            case 1:
+                out.appendf("%1d", static_cast<int>(static_cast<signed char>(val)));
+                break;
+            default:
+                out.append_int(static_cast<int64_t>(val));
+                break;
         }
     } else if (f.flags & kTepLong) {
         put_0x(out, val);

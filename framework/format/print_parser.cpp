@@ -12,19 +12,28 @@ int op_prio(const std::string& op) {
     if (op.size() == 1) {
         switch (op[0]) {
             case '~':
-            case '!': return 4;
+            case '!':
+                return 4;
             case '*':
             case '/':
-            case '%': return 6;
+            case '%':
+                return 6;
             case '+':
-            case '-': return 7;
+            case '-':
+                return 7;
             case '<':
-            case '>': return 9;
-            case '&': return 11;
-            case '^': return 12;
-            case '|': return 13;
-            case '?': return 16;
-            default: return -1;
+            case '>':
+                return 9;
+            case '&':
+                return 11;
+            case '^':
+                return 12;
+            case '|':
+                return 13;
+            case '?':
+                return 16;
+            default:
+                return -1;
         }
     }
     if (op == "++" || op == "--") return 3;
@@ -51,7 +60,8 @@ uint64_t eval_type_str(uint64_t val, const std::string& type, bool pointer) {
     if (type == "u64" || type == "s64") return val;
     if (type == "s8") return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(val))) & 0xff;
     if (type == "s16") return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(val))) & 0xffff;
-    if (type == "s32") return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(val))) & 0xffffffff;
+    if (type == "s32")
+        return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(val))) & 0xffffffff;
     std::string_view t = type;
     if (t.substr(0, 9) == "unsigned ") t.remove_prefix(9);
     // libtraceevent never sets its "sign" flag: char, short and int are masked, nothing more.
@@ -65,9 +75,10 @@ int64_t eval_flag(const std::string& value) {
     static constexpr struct {
         const char* name;
         int64_t value;
-    } kFlags[] = {{"HI_SOFTIRQ", 0},      {"TIMER_SOFTIRQ", 1},   {"NET_TX_SOFTIRQ", 2}, {"NET_RX_SOFTIRQ", 3},
-                  {"BLOCK_SOFTIRQ", 4},   {"IRQ_POLL_SOFTIRQ", 5}, {"TASKLET_SOFTIRQ", 6}, {"SCHED_SOFTIRQ", 7},
-                  {"HRTIMER_SOFTIRQ", 8}, {"RCU_SOFTIRQ", 9},     {"HRTIMER_NORESTART", 0}, {"HRTIMER_RESTART", 1}};
+    } kFlags[] = {{"HI_SOFTIRQ", 0},      {"TIMER_SOFTIRQ", 1},     {"NET_TX_SOFTIRQ", 2},
+                  {"NET_RX_SOFTIRQ", 3},  {"BLOCK_SOFTIRQ", 4},     {"IRQ_POLL_SOFTIRQ", 5},
+                  {"TASKLET_SOFTIRQ", 6}, {"SCHED_SOFTIRQ", 7},     {"HRTIMER_SOFTIRQ", 8},
+                  {"RCU_SOFTIRQ", 9},     {"HRTIMER_NORESTART", 0}, {"HRTIMER_RESTART", 1}};
     if (!value.empty() && std::isdigit(static_cast<unsigned char>(value[0])))
         return static_cast<int64_t>(std::strtoull(value.c_str(), nullptr, 0));
     for (const auto& f : kFlags)
@@ -77,6 +88,18 @@ int64_t eval_flag(const std::string& value) {
 
 void PrintParser::parse() {
     if (!read_print()) p_.failed = true;
+    for (Node& nd : p_.nodes) {
+        if (nd.kind == ArgKind::op) {
+            nd.op0 = nd.text.size() > 0 ? nd.text[0] : 0;
+            nd.op1 = nd.text.size() > 1 ? nd.text[1] : 0;
+            nd.op_index = nd.text == "[";
+            nd.op_cond = nd.text == "?";
+        } else if (nd.kind == ArgKind::type) {
+            // A cast only masks (see eval_type_str), so the mask is the cast of all ones.
+            nd.cast_mask = eval_type_str(~0ull, nd.text, false);
+            nd.ptr_cast_mask = eval_type_str(~0ull, nd.text, true);
+        }
+    }
     if (p_.failed) return;
     if (p_.is_ftrace && p_.args.empty()) {
         // old ftrace formats had no arguments: print every field
@@ -209,9 +232,10 @@ PrintParser::T PrintParser::process_op(int32_t arg, std::string& tok) {
         op.a = left;
         n(arg) = std::move(op);
         type = process_cond(arg, tok);
-    } else if (token == ">>" || token == "<<" || token == "&" || token == "|" || token == "&&" || token == "||" ||
-               token == "-" || token == "+" || token == "*" || token == "^" || token == "/" || token == "%" ||
-               token == "<" || token == ">" || token == "<=" || token == ">=" || token == "==" || token == "!=") {
+    } else if (token == ">>" || token == "<<" || token == "&" || token == "|" || token == "&&" ||
+               token == "||" || token == "-" || token == "+" || token == "*" || token == "^" ||
+               token == "/" || token == "%" || token == "<" || token == ">" || token == "<=" ||
+               token == ">=" || token == "==" || token == "!=") {
         int32_t left = new_node();
         n(left) = n(arg);
         Node op;
@@ -352,8 +376,10 @@ PrintParser::T PrintParser::process_function(int32_t arg, const std::string& nam
     if (name == "__print_hex_str") return process_hex(arg, tok, ArgKind::hex_str);
     if (name == "__print_array") return process_int_array(arg, tok);
     if (name == "__get_str" || name == "__get_rel_str") return process_named(arg, tok, ArgKind::string);
-    if (name == "__get_bitmask" || name == "__get_rel_bitmask") return process_named(arg, tok, ArgKind::bitmask);
-    if (name == "__get_cpumask" || name == "__get_rel_cpumask") return process_named(arg, tok, ArgKind::cpumask);
+    if (name == "__get_bitmask" || name == "__get_rel_bitmask")
+        return process_named(arg, tok, ArgKind::bitmask);
+    if (name == "__get_cpumask" || name == "__get_rel_cpumask")
+        return process_named(arg, tok, ArgKind::cpumask);
     if (name == "__get_dynamic_array" || name == "__get_rel_dynamic_array" || name == "__get_sockaddr" ||
         name == "__get_sockaddr_rel")
         return process_dynamic_array(arg, tok);
@@ -564,17 +590,38 @@ bool PrintParser::consolidate(T type, int32_t arg) {
         case '<':
             val = op[1] == '<' ? left << (right & 63) : op[1] == '=' ? left <= right : left < right;
             break;
-        case '&': val = op[1] == '&' ? (left && right) : (left & right); break;
-        case '|': val = op[1] == '|' ? (left || right) : (left | right); break;
-        case '-': val = left - right; break;
-        case '+': val = left + right; break;
-        case '*': val = left * right; break;
-        case '^': val = left ^ right; break;
-        case '/': val = right ? left / right : 0; break;
-        case '%': val = right ? left % right : 0; break;
-        case '=': val = left == right; break;
-        case '!': val = left != right; break;
-        default: return true;
+        case '&':
+            val = op[1] == '&' ? (left && right) : (left & right);
+            break;
+        case '|':
+            val = op[1] == '|' ? (left || right) : (left | right);
+            break;
+        case '-':
+            val = left - right;
+            break;
+        case '+':
+            val = left + right;
+            break;
+        case '*':
+            val = left * right;
+            break;
+        case '^':
+            val = left ^ right;
+            break;
+        case '/':
+            val = right ? left / right : 0;
+            break;
+        case '%':
+            val = right ? left % right : 0;
+            break;
+        case '=':
+            val = left == right;
+            break;
+        case '!':
+            val = left != right;
+            break;
+        default:
+            return true;
     }
     Node atom;
     atom.kind = ArgKind::atom;
@@ -643,8 +690,10 @@ bool PrintParser::arg_num_eval(int32_t arg, long long& val) {
                     else if (n(arg).a < 0 || !arg_num_eval(n(arg).a, left))
                         return false;
                     if (!arg_num_eval(n(arg).b, right)) return false;
-                    val = op[0] == '-' ? static_cast<long long>(static_cast<uint64_t>(left) - static_cast<uint64_t>(right))
-                                       : static_cast<long long>(static_cast<uint64_t>(left) + static_cast<uint64_t>(right));
+                    val = op[0] == '-' ? static_cast<long long>(static_cast<uint64_t>(left) -
+                                                                static_cast<uint64_t>(right))
+                                       : static_cast<long long>(static_cast<uint64_t>(left) +
+                                                                static_cast<uint64_t>(right));
                     return true;
                 case '~':
                     if (!arg_num_eval(n(arg).b, right)) return false;
@@ -735,9 +784,13 @@ std::vector<Segment> PrintParser::cut_segments(const std::string& format, const 
                         case 'F':
                         case 'S':
                         case 'f':
-                        case 's': res = 1; break;
+                        case 's':
+                            res = 1;
+                            break;
                         case 'M':
-                        case 'm': res = (q[1] == 'R' || q[1] == 'F') ? 2 : 1; break;
+                        case 'm':
+                            res = (q[1] == 'R' || q[1] == 'F') ? 2 : 1;
+                            break;
                         case 'I':
                         case 'i': {
                             int index = 2;
@@ -749,7 +802,8 @@ std::vector<Segment> PrintParser::cut_segments(const std::string& format, const 
                                     }
                                     [[fallthrough]];
                                 case '4':
-                                    if (q[index] == 'h' || q[index] == 'n' || q[index] == 'l' || q[index] == 'b') {
+                                    if (q[index] == 'h' || q[index] == 'n' || q[index] == 'l' ||
+                                        q[index] == 'b') {
                                         ++res;
                                         ++index;
                                     }
@@ -762,14 +816,20 @@ std::vector<Segment> PrintParser::cut_segments(const std::string& format, const 
                                     if (q[index] == 'c') ++res;
                                     ++res;
                                     break;
-                                default: break;
+                                default:
+                                    break;
                             }
                             ++res;
                             break;
                         }
-                        case 'U': res = (q[1] == 'L' || q[1] == 'l' || q[1] == 'B' || q[1] == 'b') ? 2 : 1; break;
-                        case 'h': res = (q[1] == 'C' || q[1] == 'D' || q[1] == 'N') ? 2 : 1; break;
-                        default: break;
+                        case 'U':
+                            res = (q[1] == 'L' || q[1] == 'l' || q[1] == 'B' || q[1] == 'b') ? 2 : 1;
+                            break;
+                        case 'h':
+                            res = (q[1] == 'C' || q[1] == 'D' || q[1] == 'N') ? 2 : 1;
+                            break;
+                        default:
+                            break;
                     }
                     // never step over the end of the string
                     for (int k = 0; k < res && p[1]; ++k) {
@@ -846,12 +906,23 @@ std::vector<Segment> PrintParser::cut_segments(const std::string& format, const 
                     ++p;
                     ++ret;
                     switch (*p) {
-                        case 'n': s.fmt.push_back('\n'); break;
-                        case 't': s.fmt.push_back('\t'); break;
-                        case 'r': s.fmt.push_back('\r'); break;
-                        case '\\': s.fmt.push_back('\\'); break;
-                        case '\0': break;
-                        default: s.fmt.push_back(*p); break;
+                        case 'n':
+                            s.fmt.push_back('\n');
+                            break;
+                        case 't':
+                            s.fmt.push_back('\t');
+                            break;
+                        case 'r':
+                            s.fmt.push_back('\r');
+                            break;
+                        case '\\':
+                            s.fmt.push_back('\\');
+                            break;
+                        case '\0':
+                            break;
+                        default:
+                            s.fmt.push_back(*p);
+                            break;
                     }
                     if (!*p) break;
                 } else if (*p == '%') {
@@ -886,7 +957,8 @@ void PrintParser::collect_tables(int32_t arg, std::vector<ValueTable>& out) cons
     if (nd.kind == ArgKind::flags || nd.kind == ArgKind::symbol) {
         ValueTable t;
         int32_t f = nd.a;
-        while (f >= 0 && p_.nodes[static_cast<size_t>(f)].kind == ArgKind::type) f = p_.nodes[static_cast<size_t>(f)].a;
+        while (f >= 0 && p_.nodes[static_cast<size_t>(f)].kind == ArgKind::type)
+            f = p_.nodes[static_cast<size_t>(f)].a;
         // plugins look tables up by field name: an expression of one field counts as that field
         std::string only;
         int nfields = 0;
@@ -929,13 +1001,17 @@ std::string PrintParser::expr_text(int32_t arg) const {
     if (arg < 0) return {};
     const Node& nd = p_.nodes[static_cast<size_t>(arg)];
     switch (nd.kind) {
-        case ArgKind::atom: return nd.text;
-        case ArgKind::field: return "REC->" + nd.text;
-        case ArgKind::type: return "(" + nd.text + ")" + expr_text(nd.a);
+        case ArgKind::atom:
+            return nd.text;
+        case ArgKind::field:
+            return "REC->" + nd.text;
+        case ArgKind::type:
+            return "(" + nd.text + ")" + expr_text(nd.a);
         case ArgKind::op:
             if (nd.text == "[") return expr_text(nd.a) + "[" + expr_text(nd.b) + "]";
             return "(" + expr_text(nd.a) + " " + nd.text + " " + expr_text(nd.b) + ")";
-        default: return {};
+        default:
+            return {};
     }
 }
 

@@ -71,6 +71,12 @@ struct Node {
     int prio = 0;
     uint64_t num = 0;  // atom: strtoull(text, 0)
     std::vector<FlagSym> syms;
+    // Prepared once by PrintParser so that evaluation compares no strings:
+    char op0 = 0, op1 = 0;           // op: text[0], text[1] (0 past the end)
+    bool op_index = false;           // op: "["
+    bool op_cond = false;            // op: "?"
+    uint64_t cast_mask = ~0ull;      // type: eval_type_str(v, text, false) == v & cast_mask
+    uint64_t ptr_cast_mask = ~0ull;  // type: eval_type_str(v, text, true) == v & ptr_cast_mask
 };
 
 enum class SegKind : uint8_t { text, digit, pointer, string };
@@ -78,6 +84,7 @@ enum class SegKind : uint8_t { text, digit, pointer, string };
 // A printf conversion as written, pre-digested so that the common cases need no vsnprintf.
 struct Spec {
     bool simple = false;  // parsed into the fields below; otherwise vsnprintf(fmt) is used
+    bool plain = false;   // simple %d %i %u %x %X with no flag, width or precision (the fast path)
     bool left = false, zero = false, plus = false, space = false, alt = false;
     int width = -1;  // -1 none, -2 '*'
     int prec = -1;   // -1 none, -2 '*'
@@ -100,7 +107,7 @@ struct Program {
     std::vector<Node> nodes;
     std::vector<int32_t> args;  // roots of the print fmt arguments
     std::vector<Segment> segments;
-    std::string format;  // the print fmt string (escapes not yet processed)
+    std::string format;   // the print fmt string (escapes not yet processed)
     bool failed = false;  // libtraceevent's TEP_EVENT_FL_FAILED
     bool is_ftrace = false;
     bool is_bprint = false;

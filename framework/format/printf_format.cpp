@@ -29,7 +29,8 @@ Spec parse_spec(std::string_view c) {
         ++i;
     } else if (i < c.size() && c[i] >= '1' && c[i] <= '9') {
         s.width = 0;
-        while (i < c.size() && c[i] >= '0' && c[i] <= '9' && s.width < 100000) s.width = s.width * 10 + (c[i++] - '0');
+        while (i < c.size() && c[i] >= '0' && c[i] <= '9' && s.width < 100000)
+            s.width = s.width * 10 + (c[i++] - '0');
     }
     if (i < c.size() && c[i] == '.') {
         ++i;
@@ -38,7 +39,8 @@ Spec parse_spec(std::string_view c) {
             ++i;
         } else {
             s.prec = 0;
-            while (i < c.size() && c[i] >= '0' && c[i] <= '9' && s.prec < 100000) s.prec = s.prec * 10 + (c[i++] - '0');
+            while (i < c.size() && c[i] >= '0' && c[i] <= '9' && s.prec < 100000)
+                s.prec = s.prec * 10 + (c[i++] - '0');
         }
     }
     std::string_view len = c.substr(i, c.size() - i - (c.empty() ? 0 : 1));
@@ -50,6 +52,8 @@ Spec parse_spec(std::string_view c) {
     if (!std::strchr("diouxXcs", s.conv)) return s;
     if (s.conv == 's' && (s.zero || s.plus || s.space || s.alt || !len.empty())) return s;
     s.simple = true;
+    s.plain = std::strchr("diuxX", s.conv) && !s.left && !s.zero && !s.plus && !s.space && !s.alt &&
+              s.width == -1 && s.prec == -1;
     return s;
 }
 
@@ -68,11 +72,21 @@ void fallback_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
             out.appendf(f, x);
     };
     switch (seg.ls) {
-        case -2: go(static_cast<int>(static_cast<signed char>(v))); break;
-        case -1: go(static_cast<int>(static_cast<short>(v))); break;
-        case 0: go(static_cast<int>(v)); break;
-        case 1: go(static_cast<long>(v)); break;
-        default: go(static_cast<long long>(v)); break;
+        case -2:
+            go(static_cast<int>(static_cast<signed char>(v)));
+            break;
+        case -1:
+            go(static_cast<int>(static_cast<short>(v)));
+            break;
+        case 0:
+            go(static_cast<int>(v));
+            break;
+        case 1:
+            go(static_cast<long>(v));
+            break;
+        default:
+            go(static_cast<long long>(v));
+            break;
     }
 }
 
@@ -90,10 +104,41 @@ void pad(TextBuffer& out, int n, char c) {
     if (n > 0) out.append_repeat(c, static_cast<size_t>(n));
 }
 
+// %d %i %u %x %X without flags, width or precision: most print fmt conversions.
+void format_plain_int(TextBuffer& out, char conv, int ls, uint64_t v) {
+    const int bits = ls <= -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
+    if (bits < 64) v &= (uint64_t{1} << bits) - 1;
+    char text[24];
+    char* const end = text + sizeof text;
+    char* p = end;
+    if (conv == 'x' || conv == 'X') {
+        const char* hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+        do {
+            *--p = hex[v & 15];
+            v >>= 4;
+        } while (v);
+    } else {
+        bool neg = false;
+        if (conv != 'u') {
+            const int64_t sv =
+                bits == 64 ? static_cast<int64_t>(v) : static_cast<int64_t>(v << (64 - bits)) >> (64 - bits);
+            neg = sv < 0;
+            v = neg ? 0 - static_cast<uint64_t>(sv) : static_cast<uint64_t>(sv);
+        }
+        do {
+            *--p = static_cast<char>('0' + v % 10);
+            v /= 10;
+        } while (v);
+        if (neg) *--p = '-';
+    }
+    out.append(std::string_view(p, static_cast<size_t>(end - p)));
+}
+
 }  // namespace
 
 void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
     const Spec& s = seg.spec;
+    if (s.plain) return format_plain_int(out, s.conv, seg.ls, v);
     if (!s.simple) return fallback_int(out, seg, star, v);
     int width = s.width, prec = s.prec;
     bool left = s.left;
@@ -121,24 +166,37 @@ void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
     }
     if (bits < 64) v &= (uint64_t{1} << bits) - 1;
     if (is_signed) {
-        int64_t sv = bits == 64 ? static_cast<int64_t>(v)
-                                : static_cast<int64_t>(v << (64 - bits)) >> (64 - bits);
+        int64_t sv =
+            bits == 64 ? static_cast<int64_t>(v) : static_cast<int64_t>(v << (64 - bits)) >> (64 - bits);
         neg = sv < 0;
         mag = neg ? 0 - static_cast<uint64_t>(sv) : static_cast<uint64_t>(sv);
     } else {
         mag = v;
     }
 
+    // Digits least significant first; each base has its own loop so the divisions are by constants.
     char digits[32];
     int nd = 0;
-    unsigned base = s.conv == 'o' ? 8 : (s.conv == 'x' || s.conv == 'X') ? 16 : 10;
-    const char* hex = s.conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+    const unsigned base = s.conv == 'o' ? 8 : (s.conv == 'x' || s.conv == 'X') ? 16 : 10;
     if (!(mag == 0 && prec == 0)) {
         uint64_t m = mag;
-        do {
-            digits[nd++] = hex[m % base];
-            m /= base;
-        } while (m);
+        if (base == 10) {
+            do {
+                digits[nd++] = static_cast<char>('0' + m % 10);
+                m /= 10;
+            } while (m);
+        } else if (base == 16) {
+            const char* hex = s.conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
+            do {
+                digits[nd++] = hex[m & 15];
+                m >>= 4;
+            } while (m);
+        } else {
+            do {
+                digits[nd++] = static_cast<char>('0' + (m & 7));
+                m >>= 3;
+            } while (m);
+        }
     }
     int zeros = prec > nd ? prec - nd : 0;
     if (s.alt && s.conv == 'o' && zeros == 0 && (nd == 0 || digits[nd - 1] != '0')) zeros = 1;
@@ -160,9 +218,12 @@ void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
         total = width;
     }
     if (!left) pad(out, width - total, ' ');
-    out.append(prefix);
+    // The common case (no padding, no prefix) is one append of the reversed digits.
+    char text[32];
+    for (int i = 0; i < nd; ++i) text[i] = digits[nd - 1 - i];
+    if (plen) out.append(std::string_view(prefix, static_cast<size_t>(plen)));
     pad(out, zeros, '0');
-    for (int i = nd - 1; i >= 0; --i) out.push_back(digits[i]);
+    out.append(std::string_view(text, static_cast<size_t>(nd)));
     if (left) pad(out, width - total, ' ');
 }
 

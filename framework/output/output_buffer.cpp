@@ -13,11 +13,18 @@ OutputBuffer::OutputBuffer(std::FILE* out, size_t capacity)
       buf_(new char[std::max<size_t>(capacity, 4096)]),
       cap_(std::max<size_t>(capacity, 4096)) {}
 
+OutputBuffer::OutputBuffer(size_t capacity)
+    : out_(nullptr),
+      fd_(-1),
+      buf_(new char[std::max<size_t>(capacity, 4096)]),
+      cap_(std::max<size_t>(capacity, 4096)) {}
+
 OutputBuffer::~OutputBuffer() {
     flush();
 }
 
 bool OutputBuffer::flush() {
+    if (!out_) return true;
     if (failed_) {
         len_ = 0;
         return false;
@@ -39,7 +46,20 @@ bool OutputBuffer::flush() {
     return !failed_;
 }
 
+void OutputBuffer::make_room(size_t n) {
+    if (out_) {
+        flush();
+        return;
+    }
+    const size_t cap = std::max(cap_ * 2, len_ + n);
+    std::unique_ptr<char[]> bigger(new char[cap]);
+    std::memcpy(bigger.get(), buf_.get(), len_);
+    buf_ = std::move(bigger);
+    cap_ = cap;
+}
+
 void OutputBuffer::slow_append(std::string_view s) {
+    if (!out_) make_room(s.size());
     while (!s.empty()) {
         if (len_ == cap_) flush();
         size_t k = std::min(s.size(), cap_ - len_);

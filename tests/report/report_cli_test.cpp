@@ -155,6 +155,33 @@ TEST(ReportConformance, EveryCaseWithoutPluginsMatchesLiveTraceCmd) {
     }
 }
 
+// -j: the lines are formatted in worker threads (plugin-printed types and -r/-R in order by the
+// main thread), the output must not depend on the thread count, plugins loaded or not.
+TEST(ReportParallel, EveryCaseSameOutputWithOneOrThreeThreads) {
+    auto all = cases();
+    if (all.empty()) GTEST_SKIP() << "no cases.tsv";
+    size_t checked = 0;
+    for (const auto& c : all) {
+        if (c.rc != 0) continue;
+        CmdResult one = report("-j 1 " + c.args);
+        CmdResult three = report("-j 3 " + c.args);
+        EXPECT_EQ(one.rc, three.rc) << c.name;
+        EXPECT_TRUE(one.out == three.out)
+            << c.name << ": " << identical_lines(one.out, three.out) << " identical lines";
+        EXPECT_EQ(one.err, three.err) << c.name;
+        ++checked;
+    }
+    EXPECT_GT(checked, 50u);
+}
+
+TEST(ReportParallel, BadThreadCountIsAUsageError) {
+    for (const char* bad : {"-j 0", "-j x", "--jobs=-2", "-j"}) {
+        CmdResult r = report(std::string(bad) + " traces/basic.dat");
+        EXPECT_EQ(r.rc, 2) << bad;
+        EXPECT_TRUE(r.out.empty()) << bad;
+    }
+}
+
 size_t event_lines(const std::string& text) {
     size_t n = 0;
     std::stringstream ss(text);

@@ -1,0 +1,87 @@
+// `report -j N`: the event lines are formatted by N worker threads and still written in the exact
+// order of the merge. The calling thread merges, cuts the events into batches in that order (each
+// record's bytes copied in: the streams recycle their pages as the merge goes on) and hands the
+// batches to the workers; each worker formats a whole batch into the batch's own memory buffer;
+// the batches are written to the output in the order they were cut.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <ringscope/event.hpp>
+
+#include "framework/output/output_buffer.hpp"
+
+namespace ringscope::output {
+
+// One event line of a batch: what the formatting needs besides the payload in LineBatch::bytes.
+struct LineJob {
+    const EventType* type = nullptr;
+    uint32_t source = 0;  // the caller's index (file, buffer)
+    uint32_t offset = 0;  // of the payload in LineBatch::bytes
+    uint32_t size = 0;
+    uint64_t ts = 0;
+    int cpu = 0;
+    int pid = 0;
+    int64_t missed = 0;
+    std::string_view comm;  // must stay valid until the batch is written
+};
+
+struct LineBatch {
+    std::vector<uint8_t> bytes;
+    std::vector<LineJob> jobs;
+    OutputBuffer text;  // the lines, filled by the worker
+
+    std::span<const uint8_t> payload(const LineJob& j) const noexcept {
+        return {bytes.data() + j.offset, j.size};
+    }
+};
+
+class ParallelLineWriter {
+  public:
+    // Fills batch.text from batch.jobs; called on the worker threads, several batches at a time.
+    using Format = std::function<void(LineBatch& batch)>;
+
+    ParallelLineWriter(OutputBuffer& out, int threads, Format format);
+    ParallelLineWriter(const ParallelLineWriter&) = delete;
+    ParallelLineWriter& operator=(const ParallelLineWriter&) = delete;
+    ~ParallelLineWriter();  // stops the workers (what was not drained is dropped)
+
+    // Appends one event to the batch being filled; a full batch goes to the workers.
+    void add(const LineJob& job, std::span<const uint8_t> payload);
+    // Waits for every batch handed out so far and writes them all, in order: afterwards the output
+    // holds every line added, and the caller may write its own lines in between.
+    void drain();
+
+  private:
+    static constexpr size_t kBatchEvents = 4096;
+    static constexpr size_t kBatchBytes = 512 * 1024;
+    enum class State : uint8_t { filling, queued, done };
+    struct Slot {
+        LineBatch batch;
+        State state = State::filling;
+    };
+    void submit();                   // the filling slot goes to the workers
+    void write_done(bool wait_one);  // writes finished batches in order (waits for the oldest)
+    void work();
+
+    OutputBuffer& out_;
+    Format format_;
+    std::vector<std::unique_ptr<Slot>> slots_;  // a ring: batch n lives in slots_[n % size]
+    uint64_t filled_ = 0;                       // batches handed out
+    uint64_t taken_ = 0;                        // batches a worker took
+    uint64_t written_ = 0;                      // batches written
+    bool stop_ = false;
+    std::mutex mu_;
+    std::condition_variable work_cv_, done_cv_;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace ringscope::output
