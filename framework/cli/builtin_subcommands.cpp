@@ -12,6 +12,7 @@ const std::vector<Subcommand>& builtin_subcommands() {
         {"stream", "print live events from tracefs as report prints them", &run_stream},
         {"run", "run the analyses and outputs an ANALYSIS.yaml file describes", &run_run},
         {"sql", "query a run's SQLite output with SQL", &run_sql},
+        {"merge", "combine partial results (--partial) of an analysis into one result", &run_merge},
     };
     return table;
 }

@@ -47,6 +47,7 @@ int run_extract(CliContext& ctx, const std::vector<std::string>& args);
 int run_stream(CliContext& ctx, const std::vector<std::string>& args);
 int run_run(CliContext& ctx, const std::vector<std::string>& args);
 int run_sql(CliContext& ctx, const std::vector<std::string>& args);
+int run_merge(CliContext& ctx, const std::vector<std::string>& args);
 
 
 }  // namespace ringscope::cli

@@ -27,11 +27,15 @@ public:
     void add_command(Command command) override {
         if (command.run) commands.push_back(std::move(command));
     }
+    void add_analysis(AnalysisSpec spec) override {
+        if (spec.create && !spec.name.empty()) analyses.push_back(std::move(spec));
+    }
 
     std::vector<std::shared_ptr<Decoder>> decoders;
     std::vector<HandlerFactory> handlers;
     std::vector<std::pair<std::string, std::shared_ptr<const SymbolResolver>>> resolvers;
     std::vector<Command> commands;
+    std::vector<AnalysisSpec> analyses;
 };
 
 std::string what_of(const std::exception_ptr& e) {
@@ -49,6 +53,7 @@ std::string what_of(const std::exception_ptr& e) {
 PluginHost::~PluginHost() {
     // Objects made by plugin code go before the code itself is unmapped.
     decoders_.clear();
+    analyses_.clear();
     commands_.clear();
     resolvers_.clear();
     handlers_.clear();
@@ -128,6 +133,15 @@ bool PluginHost::load_file(const std::string& path) {
             return fail("plugin '" + name + "' adds a command '" + c.name + "' that another plugin has");
         }
     }
+    for (const auto& a : staged.analyses) {
+        for (const auto& other : analyses_) {
+            if (other.spec.name != a.name) continue;
+            staged = StagingRegistry();
+            instance.reset();
+            return fail("plugin '" + name + "' adds an analysis '" + a.name + "' that plugin '" + other.plugin +
+                        "' has");
+        }
+    }
 
     LoadedPlugin info;
     info.name = name;
@@ -158,6 +172,10 @@ bool PluginHost::load_file(const std::string& path) {
     for (auto& c : staged.commands) {
         info.commands.push_back(c.name);
         commands_.push_back({name, std::move(c)});
+    }
+    for (auto& a : staged.analyses) {
+        info.analyses.push_back(a.name);
+        analyses_.push_back({name, std::move(a)});
     }
     plugins_.push_back(std::move(info));
     instances_.push_back(std::move(instance));

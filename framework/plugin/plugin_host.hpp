@@ -21,6 +21,7 @@ struct LoadedPlugin {
     std::vector<std::vector<EventMatch>> handler_events;
     std::vector<std::string> resolvers;  // "domain: description"
     std::vector<std::string> commands;
+    std::vector<std::string> analyses;
 };
 
 struct RegisteredHandler {
@@ -37,6 +38,11 @@ struct RegisteredResolver {
 struct RegisteredCommand {
     std::string plugin;
     Command command;
+};
+
+struct RegisteredAnalysis {
+    std::string plugin;
+    AnalysisSpec spec;
 };
 
 struct RegisteredDecoder {
@@ -64,6 +70,7 @@ public:
     const std::vector<RegisteredResolver>& resolvers() const noexcept { return resolvers_; }
     const std::vector<RegisteredCommand>& commands() const noexcept { return commands_; }
     const std::vector<RegisteredDecoder>& decoders() const noexcept { return decoders_; }
+    const std::vector<RegisteredAnalysis>& analyses() const noexcept { return analyses_; }
     const Command* find_command(std::string_view name) const;
 
 private:
@@ -75,6 +82,7 @@ private:
     std::vector<RegisteredResolver> resolvers_;
     std::vector<RegisteredCommand> commands_;
     std::vector<RegisteredDecoder> decoders_;
+    std::vector<RegisteredAnalysis> analyses_;
     std::vector<std::string> diagnostics_;
 };
 

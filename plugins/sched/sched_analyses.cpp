@@ -1,6 +1,7 @@
 #include "sched_analyses.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "task_state.hpp"
 
@@ -17,25 +18,28 @@ const LatencyAnalysis::Handles& LatencyAnalysis::handles(const EventType& t) {
 
 void LatencyAnalysis::add_worst(Wakeup w) {
     if (top_ == 0) return;
+    // A total order, so the worst N of merged shards are those of one run whatever the merge order.
     auto by_latency = [](const Wakeup& a, const Wakeup& b) {
-        return a.latency_ns != b.latency_ns ? a.latency_ns > b.latency_ns : a.switch_ts < b.switch_ts;
+        if (a.latency_ns != b.latency_ns) return a.latency_ns > b.latency_ns;
+        return std::tie(a.switch_ts, a.wakeup_ts, a.cpu, a.pid, a.comm) <
+               std::tie(b.switch_ts, b.wakeup_ts, b.cpu, b.pid, b.comm);
     };
     if (worst_.size() == top_ && !by_latency(w, worst_.back())) return;
     worst_.insert(std::upper_bound(worst_.begin(), worst_.end(), w, by_latency), std::move(w));
     if (worst_.size() > top_) worst_.pop_back();
 }
 
-void LatencyAnalysis::on_event(const Event& ev) {
+void LatencyAnalysis::on_input_event(size_t input, const Event& ev) {
     const Handles& h = handles(ev.type());
     if (ev.name() == "sched_switch") {
         if (!h.next_pid) return;
         int pid = static_cast<int>(ev.i64(h.next_pid));
-        auto it = pending_.find(pid);
+        auto it = pending_.find(input_key(input, pid));
         if (it == pending_.end()) return;
         uint64_t lat = ev.timestamp() >= it->second.ts ? ev.timestamp() - it->second.ts : 0;
         std::string comm(ev.str(h.next_comm));
         Task& task = tasks_[pid];
-        task.comm = comm;
+        task.name.update(comm, ev.timestamp());
         task.hist.add(lat);
         overall_.add(lat);
         add_worst({lat, it->second.ts, ev.timestamp(), ev.cpu(), pid, std::move(comm)});
@@ -44,14 +48,14 @@ void LatencyAnalysis::on_event(const Event& ev) {
     }
     if (!h.pid) return;
     int pid = static_cast<int>(ev.i64(h.pid));
-    pending_.try_emplace(pid, Pending{ev.timestamp(), ev.cpu()});
+    pending_.try_emplace(input_key(input, pid), Pending{ev.timestamp(), ev.cpu()});
 }
 
 void LatencyAnalysis::merge(const LatencyAnalysis& other) {
     overall_.merge(other.overall_);
     for (const auto& [pid, t] : other.tasks_) {
         Task& mine = tasks_[pid];
-        if (mine.comm.empty()) mine.comm = t.comm;
+        mine.name.merge(t.name);
         mine.hist.merge(t.hist);
     }
     for (const auto& w : other.worst_) add_worst(w);
@@ -76,7 +80,7 @@ void LatencyAnalysis::end(ResultSink& sink) {
     ResultTable tasks{"sched.latency.tasks", {"pid", "comm"}, {}};
     tasks.columns.insert(tasks.columns.end(), kStatColumns.begin(), kStatColumns.end());
     for (const auto& [pid, t] : tasks_) {
-        std::vector<Cell> row{Cell{int64_t{pid}}, Cell{t.comm}};
+        std::vector<Cell> row{Cell{int64_t{pid}}, Cell{t.name.comm}};
         auto s = stats_cells(t.hist);
         row.insert(row.end(), s.begin(), s.end());
         tasks.rows.push_back(std::move(row));
@@ -109,25 +113,36 @@ void LatencyAnalysis::end(ResultSink& sink) {
 
 // ---- runtime ---------------------------------------------------------------------------------
 
-void RuntimeAnalysis::close_all() {
-    for (auto& [cpu, r] : running_) {
-        if (r.pid < 0) continue;
-        uint64_t d = last_ts_ - r.since;
-        tasks_[r.pid].runtime_ns += d;
-        if (r.pid != 0) cpus_[cpu].busy_ns += d;
-        r.since = last_ts_;
+void RuntimeAnalysis::see(uint64_t ts) {
+    if (!seen_ || ts < first_ts_) first_ts_ = ts;
+    if (!seen_ || ts > last_ts_) last_ts_ = ts;
+    seen_ = true;
+}
+
+void RuntimeAnalysis::finish() {
+    for (Input& in : inputs_) {
+        for (auto& [cpu, r] : in.running) {
+            if (r.pid < 0) continue;
+            uint64_t d = in.last_ts - r.since;
+            tasks_[r.pid].runtime_ns += d;
+            if (r.pid != 0) cpus_[cpu].busy_ns += d;
+            r.since = in.last_ts;
+        }
     }
 }
 
-void RuntimeAnalysis::on_event(const Event& ev) {
-    if (!seen_) {
-        seen_ = true;
-        first_ts_ = ev.timestamp();
+void RuntimeAnalysis::on_input_event(size_t input, const Event& ev) {
+    if (input >= inputs_.size()) inputs_.resize(input + 1);
+    Input& in = inputs_[input];
+    if (!in.seen) {
+        in.seen = true;
+        in.first_ts = ev.timestamp();
     }
-    last_ts_ = ev.timestamp();
+    in.last_ts = ev.timestamp();
+    see(ev.timestamp());
     if (ev.system() != "sched") return;
     if (ev.name() == "sched_migrate_task") {
-        migrate_events_ = true;
+        in.migrate_events = true;
         if (auto pid = ev.integer("pid")) ++tasks_[static_cast<int>(*pid)].migrations;
         return;
     }
@@ -135,12 +150,12 @@ void RuntimeAnalysis::on_event(const Event& ev) {
     const int cpu = ev.cpu();
     const int prev = static_cast<int>(ev.integer("prev_pid").value_or(-1));
     const int next = static_cast<int>(ev.integer("next_pid").value_or(-1));
-    Running& r = running_[cpu];
-    // The task that ran since the last switch on this CPU (or since the trace began).
-    uint64_t since = r.pid >= 0 ? r.since : first_ts_;
+    Running& r = in.running[cpu];
+    // The task that ran since the last switch on this CPU (or since the input began).
+    uint64_t since = r.pid >= 0 ? r.since : in.first_ts;
     uint64_t d = ev.timestamp() - since;
     Task& p = tasks_[prev];
-    if (p.comm.empty()) p.comm = std::string(ev.str("prev_comm").value_or(""));
+    p.name.update(ev.str("prev_comm").value_or(""), ev.timestamp());
     p.runtime_ns += d;
     if (prev != 0) cpus_[cpu].busy_ns += d;
     ++cpus_[cpu].switches;
@@ -153,15 +168,36 @@ void RuntimeAnalysis::on_event(const Event& ev) {
         ++p.voluntary;
 
     Task& n = tasks_[next];
-    n.comm = std::string(ev.str("next_comm").value_or(""));
-    if (!migrate_events_ && next != 0 && n.last_cpu >= 0 && n.last_cpu != cpu) ++n.migrations;
-    n.last_cpu = cpu;
+    n.name.update(ev.str("next_comm").value_or(""), ev.timestamp());
+    auto [last, first_run] = in.last_cpu.try_emplace(next, cpu);
+    if (!in.migrate_events && next != 0 && !first_run && last->second != cpu) ++n.migrations;
+    last->second = cpu;
     r.pid = next;
     r.since = ev.timestamp();
 }
 
+void RuntimeAnalysis::merge(const RuntimeAnalysis& other) {
+    if (other.seen_) {
+        see(other.first_ts_);
+        see(other.last_ts_);
+    }
+    for (const auto& [pid, t] : other.tasks_) {
+        Task& mine = tasks_[pid];
+        mine.name.merge(t.name);
+        mine.runtime_ns += t.runtime_ns;
+        mine.switches += t.switches;
+        mine.voluntary += t.voluntary;
+        mine.preempted += t.preempted;
+        mine.migrations += t.migrations;
+    }
+    for (const auto& [cpu, c] : other.cpus_) {
+        cpus_[cpu].busy_ns += c.busy_ns;
+        cpus_[cpu].switches += c.switches;
+    }
+}
+
 void RuntimeAnalysis::end(ResultSink& sink) {
-    close_all();
+    finish();
     const double span = last_ts_ > first_ts_ ? static_cast<double>(last_ts_ - first_ts_) : 1.0;
     ResultTable tasks{"sched.runtime.tasks",
                       {"pid", "comm", "runtime_ns", "share", "switches", "voluntary", "preempted", "migrations"},
@@ -171,7 +207,7 @@ void RuntimeAnalysis::end(ResultSink& sink) {
     std::stable_sort(order.begin(), order.end(),
                      [](const auto& a, const auto& b) { return a.second->runtime_ns > b.second->runtime_ns; });
     for (const auto& [pid, t] : order) {
-        tasks.rows.push_back({Cell{int64_t{pid}}, Cell{t->comm}, Cell{t->runtime_ns},
+        tasks.rows.push_back({Cell{int64_t{pid}}, Cell{t->name.comm}, Cell{t->runtime_ns},
                               Cell{static_cast<double>(t->runtime_ns) / span}, Cell{t->switches}, Cell{t->voluntary},
                               Cell{t->preempted}, Cell{t->migrations}});
     }
@@ -186,51 +222,77 @@ void RuntimeAnalysis::end(ResultSink& sink) {
 // ---- timeline --------------------------------------------------------------------------------
 
 void TimelineAnalysis::add_busy(int cpu, uint64_t from, uint64_t to) {
-    auto& v = busy_[cpu];
+    auto& windows = busy_[cpu];
     while (from < to) {
-        uint64_t w = (from - first_ts_) / window_;
-        uint64_t wend = first_ts_ + (w + 1) * window_;
-        uint64_t upto = std::min(to, wend);
-        if (v.size() <= w) v.resize(w + 1, 0);
-        v[w] += upto - from;
+        uint64_t w = from / window_;
+        uint64_t upto = std::min(to, (w + 1) * window_);
+        windows[w] += upto - from;
         from = upto;
     }
 }
 
-void TimelineAnalysis::on_event(const Event& ev) {
-    if (!seen_) {
-        seen_ = true;
-        first_ts_ = ev.timestamp();
+void TimelineAnalysis::on_input_event(size_t input, const Event& ev) {
+    if (input >= inputs_.size()) inputs_.resize(input + 1);
+    Input& in = inputs_[input];
+    if (!in.seen) {
+        in.seen = true;
+        in.first_ts = ev.timestamp();
     }
-    last_ts_ = ev.timestamp();
+    in.last_ts = ev.timestamp();
+    if (!seen_ || ev.timestamp() < first_ts_) first_ts_ = ev.timestamp();
+    if (!seen_ || ev.timestamp() > last_ts_) last_ts_ = ev.timestamp();
+    seen_ = true;
     if (ev.name() != "sched_switch" || ev.system() != "sched") return;
     const int cpu = ev.cpu();
     const int prev = static_cast<int>(ev.integer("prev_pid").value_or(0));
     const int next = static_cast<int>(ev.integer("next_pid").value_or(0));
-    auto it = state_.find(cpu);
-    // Before the first switch on a CPU, what ran is the switch's prev task since the trace began.
-    bool busy = it != state_.end() ? it->second.first : prev != 0;
-    uint64_t since = it != state_.end() ? it->second.second : first_ts_;
+    auto it = in.state.find(cpu);
+    // Before the first switch on a CPU, what ran is the switch's prev task since the input began.
+    bool busy = it != in.state.end() ? it->second.first : prev != 0;
+    uint64_t since = it != in.state.end() ? it->second.second : in.first_ts;
     if (busy) add_busy(cpu, since, ev.timestamp());
-    state_[cpu] = {next != 0, ev.timestamp()};
+    in.state[cpu] = {next != 0, ev.timestamp()};
+}
+
+void TimelineAnalysis::finish() {
+    for (Input& in : inputs_) {
+        for (auto& [cpu, st] : in.state) {
+            if (st.first) add_busy(cpu, st.second, in.last_ts);
+            st.second = in.last_ts;
+        }
+    }
+}
+
+void TimelineAnalysis::merge(const TimelineAnalysis& other) {
+    if (other.seen_) {
+        if (!seen_ || other.first_ts_ < first_ts_) first_ts_ = other.first_ts_;
+        if (!seen_ || other.last_ts_ > last_ts_) last_ts_ = other.last_ts_;
+        seen_ = true;
+    }
+    for (const auto& [cpu, windows] : other.busy_) {
+        auto& mine = busy_[cpu];
+        for (const auto& [w, ns] : windows) mine[w] += ns;
+    }
 }
 
 void TimelineAnalysis::end(ResultSink& sink) {
-    for (auto& [cpu, st] : state_)
-        if (st.first) add_busy(cpu, st.second, last_ts_);
-    const uint64_t windows = seen_ ? (last_ts_ - first_ts_) / window_ + 1 : 0;
+    finish();
     ResultTable t{"sched.timeline", {"window_start_ns", "window_ns"}, {}};
     for (const auto& [cpu, v] : busy_) t.columns.push_back("cpu" + std::to_string(cpu) + "_busy");
-    for (uint64_t w = 0; w < windows; ++w) {
-        uint64_t start = first_ts_ + w * window_;
-        uint64_t len = std::min(window_, last_ts_ - start);
-        if (len == 0) len = window_;
-        std::vector<Cell> row{Cell{start}, Cell{len}};
-        for (const auto& [cpu, v] : busy_) {
-            uint64_t b = w < v.size() ? v[w] : 0;
-            row.push_back(Cell{static_cast<double>(b) / static_cast<double>(len)});
+    if (seen_) {
+        for (uint64_t w = first_ts_ / window_; w <= last_ts_ / window_; ++w) {
+            uint64_t start = w * window_;
+            // The part of the window the trace covers.
+            uint64_t lo = std::max(start, first_ts_), hi = std::min(start + window_, last_ts_);
+            uint64_t len = hi > lo ? hi - lo : window_;
+            std::vector<Cell> row{Cell{start}, Cell{len}};
+            for (const auto& [cpu, windows] : busy_) {
+                auto b = windows.find(w);
+                uint64_t ns = b == windows.end() ? 0 : b->second;
+                row.push_back(Cell{static_cast<double>(ns) / static_cast<double>(len)});
+            }
+            t.rows.push_back(std::move(row));
         }
-        t.rows.push_back(std::move(row));
     }
     sink.add_table(std::move(t));
 }

@@ -223,10 +223,13 @@ TEST(Runs, SchedLatencyStudy) {
             db.one("SELECT count(*) FROM sched_switch s JOIN events e ON e.id = s.event_id WHERE e.cpu = " +
                    std::to_string(cpu)));
     }
-    // Timeline windows of 5 ms (the config's window).
+    // Timeline windows of 5 ms (the config's window), on multiples of 5 ms; the first and last are
+    // cut to the trace.
     const json& tl = res["analyses"]["sched.timeline"]["sched.timeline"];
-    ASSERT_GT(tl.size(), 1u);
-    EXPECT_EQ(tl[0]["window_ns"].get<uint64_t>(), 5000000u);
+    ASSERT_GT(tl.size(), 2u);
+    EXPECT_EQ(tl[1]["window_ns"].get<uint64_t>(), 5000000u);
+    EXPECT_LE(tl[0]["window_ns"].get<uint64_t>(), 5000000u);
+    for (const auto& w : tl) EXPECT_EQ(w["window_start_ns"].get<uint64_t>() % 5000000u, 0u);
 
     // Perfetto JSON: parses, CPU tracks named, one task slice per switch away from a non-idle task
     // (plus those still running at the end).

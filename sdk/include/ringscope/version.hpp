@@ -8,7 +8,7 @@
 #define RINGSCOPE_SDK_VERSION "0.1.0"
 
 // Bump whenever a class layout, virtual table or inline function of sdk/ changes incompatibly.
-#define RINGSCOPE_SDK_ABI 1
+#define RINGSCOPE_SDK_ABI 2
 
 namespace ringscope {
 inline constexpr unsigned kSdkAbi = RINGSCOPE_SDK_ABI;
