@@ -113,20 +113,14 @@ void LatencyAnalysis::end(ResultSink& sink) {
 
 // ---- runtime ---------------------------------------------------------------------------------
 
-void RuntimeAnalysis::see(uint64_t ts) {
-    if (!seen_ || ts < first_ts_) first_ts_ = ts;
-    if (!seen_ || ts > last_ts_) last_ts_ = ts;
-    seen_ = true;
-}
-
 void RuntimeAnalysis::finish() {
     for (Input& in : inputs_) {
         for (auto& [cpu, r] : in.running) {
             if (r.pid < 0) continue;
-            uint64_t d = in.last_ts - r.since;
+            uint64_t d = in.span.last - r.since;
             tasks_[r.pid].runtime_ns += d;
             if (r.pid != 0) cpus_[cpu].busy_ns += d;
-            r.since = in.last_ts;
+            r.since = in.span.last;
         }
     }
 }
@@ -134,12 +128,8 @@ void RuntimeAnalysis::finish() {
 void RuntimeAnalysis::on_input_event(size_t input, const Event& ev) {
     if (input >= inputs_.size()) inputs_.resize(input + 1);
     Input& in = inputs_[input];
-    if (!in.seen) {
-        in.seen = true;
-        in.first_ts = ev.timestamp();
-    }
-    in.last_ts = ev.timestamp();
-    see(ev.timestamp());
+    in.span.see(ev.timestamp());
+    span_.see(ev.timestamp());
     if (ev.system() != "sched") return;
     if (ev.name() == "sched_migrate_task") {
         in.migrate_events = true;
@@ -152,7 +142,7 @@ void RuntimeAnalysis::on_input_event(size_t input, const Event& ev) {
     const int next = static_cast<int>(ev.integer("next_pid").value_or(-1));
     Running& r = in.running[cpu];
     // The task that ran since the last switch on this CPU (or since the input began).
-    uint64_t since = r.pid >= 0 ? r.since : in.first_ts;
+    uint64_t since = r.pid >= 0 ? r.since : in.span.first;
     uint64_t d = ev.timestamp() - since;
     Task& p = tasks_[prev];
     p.name.update(ev.str("prev_comm").value_or(""), ev.timestamp());
@@ -177,10 +167,7 @@ void RuntimeAnalysis::on_input_event(size_t input, const Event& ev) {
 }
 
 void RuntimeAnalysis::merge(const RuntimeAnalysis& other) {
-    if (other.seen_) {
-        see(other.first_ts_);
-        see(other.last_ts_);
-    }
+    span_.merge(other.span_);
     for (const auto& [pid, t] : other.tasks_) {
         Task& mine = tasks_[pid];
         mine.name.merge(t.name);
@@ -198,7 +185,7 @@ void RuntimeAnalysis::merge(const RuntimeAnalysis& other) {
 
 void RuntimeAnalysis::end(ResultSink& sink) {
     finish();
-    const double span = last_ts_ > first_ts_ ? static_cast<double>(last_ts_ - first_ts_) : 1.0;
+    const double span = span_.last > span_.first ? static_cast<double>(span_.last - span_.first) : 1.0;
     ResultTable tasks{"sched.runtime.tasks",
                       {"pid", "comm", "runtime_ns", "share", "switches", "voluntary", "preempted", "migrations"},
                       {}};
@@ -234,14 +221,7 @@ void TimelineAnalysis::add_busy(int cpu, uint64_t from, uint64_t to) {
 void TimelineAnalysis::on_input_event(size_t input, const Event& ev) {
     if (input >= inputs_.size()) inputs_.resize(input + 1);
     Input& in = inputs_[input];
-    if (!in.seen) {
-        in.seen = true;
-        in.first_ts = ev.timestamp();
-    }
-    in.last_ts = ev.timestamp();
-    if (!seen_ || ev.timestamp() < first_ts_) first_ts_ = ev.timestamp();
-    if (!seen_ || ev.timestamp() > last_ts_) last_ts_ = ev.timestamp();
-    seen_ = true;
+    in.span.see(ev.timestamp());
     if (ev.name() != "sched_switch" || ev.system() != "sched") return;
     const int cpu = ev.cpu();
     const int prev = static_cast<int>(ev.integer("prev_pid").value_or(0));
@@ -249,26 +229,23 @@ void TimelineAnalysis::on_input_event(size_t input, const Event& ev) {
     auto it = in.state.find(cpu);
     // Before the first switch on a CPU, what ran is the switch's prev task since the input began.
     bool busy = it != in.state.end() ? it->second.first : prev != 0;
-    uint64_t since = it != in.state.end() ? it->second.second : in.first_ts;
+    uint64_t since = it != in.state.end() ? it->second.second : in.span.first;
     if (busy) add_busy(cpu, since, ev.timestamp());
     in.state[cpu] = {next != 0, ev.timestamp()};
 }
 
 void TimelineAnalysis::finish() {
     for (Input& in : inputs_) {
-        for (auto& [cpu, st] : in.state) {
-            if (st.first) add_busy(cpu, st.second, in.last_ts);
-            st.second = in.last_ts;
-        }
+        if (!in.span.seen) continue;
+        for (auto& [cpu, st] : in.state)
+            if (st.first) add_busy(cpu, st.second, in.span.last);
+        spans_.emplace_back(in.span.first, in.span.last);
     }
+    inputs_.clear();
 }
 
 void TimelineAnalysis::merge(const TimelineAnalysis& other) {
-    if (other.seen_) {
-        if (!seen_ || other.first_ts_ < first_ts_) first_ts_ = other.first_ts_;
-        if (!seen_ || other.last_ts_ > last_ts_) last_ts_ = other.last_ts_;
-        seen_ = true;
-    }
+    spans_.insert(spans_.end(), other.spans_.begin(), other.spans_.end());
     for (const auto& [cpu, windows] : other.busy_) {
         auto& mine = busy_[cpu];
         for (const auto& [w, ns] : windows) mine[w] += ns;
@@ -277,22 +254,33 @@ void TimelineAnalysis::merge(const TimelineAnalysis& other) {
 
 void TimelineAnalysis::end(ResultSink& sink) {
     finish();
+    // The time the inputs cover (overlapping spans counted once), per window.
+    std::vector<std::pair<uint64_t, uint64_t>> spans = spans_;
+    std::sort(spans.begin(), spans.end());
+    std::map<uint64_t, uint64_t> covered;  // window number -> ns covered
+    uint64_t upto = 0;                     // the end of what is counted so far
+    bool any = false;
+    for (auto [first, last] : spans) {
+        if (any && last <= upto) continue;
+        if (any && first < upto) first = upto;
+        for (uint64_t w = first / window_; w <= last / window_; ++w) {
+            uint64_t lo = std::max(w * window_, first), hi = std::min((w + 1) * window_, last);
+            if (hi > lo || first == last) covered[w] += hi - lo;
+        }
+        upto = last;
+        any = true;
+    }
     ResultTable t{"sched.timeline", {"window_start_ns", "window_ns"}, {}};
     for (const auto& [cpu, v] : busy_) t.columns.push_back("cpu" + std::to_string(cpu) + "_busy");
-    if (seen_) {
-        for (uint64_t w = first_ts_ / window_; w <= last_ts_ / window_; ++w) {
-            uint64_t start = w * window_;
-            // The part of the window the trace covers.
-            uint64_t lo = std::max(start, first_ts_), hi = std::min(start + window_, last_ts_);
-            uint64_t len = hi > lo ? hi - lo : window_;
-            std::vector<Cell> row{Cell{start}, Cell{len}};
-            for (const auto& [cpu, windows] : busy_) {
-                auto b = windows.find(w);
-                uint64_t ns = b == windows.end() ? 0 : b->second;
-                row.push_back(Cell{static_cast<double>(ns) / static_cast<double>(len)});
-            }
-            t.rows.push_back(std::move(row));
+    for (const auto& [w, ns] : covered) {
+        uint64_t len = ns ? ns : window_;  // a trace of one instant
+        std::vector<Cell> row{Cell{w * window_}, Cell{len}};
+        for (const auto& [cpu, windows] : busy_) {
+            auto b = windows.find(w);
+            uint64_t busy = b == windows.end() ? 0 : b->second;
+            row.push_back(Cell{static_cast<double>(busy) / static_cast<double>(len)});
         }
+        t.rows.push_back(std::move(row));
     }
     sink.add_table(std::move(t));
 }

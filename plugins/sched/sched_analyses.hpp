@@ -41,6 +41,23 @@ struct TaskName {
     }
 };
 
+// The first and last timestamps seen (of one input, or of all).
+struct TimeSpan {
+    bool seen = false;
+    uint64_t first = 0, last = 0;
+
+    void see(uint64_t ts) {
+        if (!seen || ts < first) first = ts;
+        if (!seen || ts > last) last = ts;
+        seen = true;
+    }
+    void merge(const TimeSpan& o) {
+        if (!o.seen) return;
+        see(o.first);
+        see(o.last);
+    }
+};
+
 // The key of something in flight in one input (a pid or a CPU of that input).
 inline uint64_t input_key(size_t input, int id) {
     return (static_cast<uint64_t>(input) << 32) | static_cast<uint32_t>(id);
@@ -123,8 +140,8 @@ public:
     nlohmann::json save_state() const;
     Status load_state(const nlohmann::json& state);
 
-    uint64_t first_ts() const noexcept { return first_ts_; }
-    uint64_t last_ts() const noexcept { return last_ts_; }
+    uint64_t first_ts() const noexcept { return span_.first; }
+    uint64_t last_ts() const noexcept { return span_.last; }
     const std::map<int, Task>& tasks() const noexcept { return tasks_; }
     const std::map<int, Cpu>& cpus() const noexcept { return cpus_; }
 
@@ -134,24 +151,21 @@ private:
         uint64_t since = 0;
     };
     struct Input {
-        bool seen = false;
-        uint64_t first_ts = 0, last_ts = 0;
+        TimeSpan span;
         std::map<int, Running> running;          // by CPU
         std::unordered_map<int, int> last_cpu;  // by pid
         bool migrate_events = false;
     };
-    void see(uint64_t ts);
-
-    bool seen_ = false;
-    uint64_t first_ts_ = 0, last_ts_ = 0;  // over all inputs
+    TimeSpan span_;  // over all inputs
     std::vector<Input> inputs_;
     std::map<int, Task> tasks_;
     std::map<int, Cpu> cpus_;
 };
 
 // Per-CPU busy fraction (time not running the idle task) in windows of `window_ns`. Windows are
-// aligned on absolute time (multiples of the window), so the windows of different shards line up;
-// the first and last are cut to the time the trace covers.
+// aligned on absolute time (multiples of the window), so the windows of different shards line up.
+// Only windows some input covers are listed, each with the length covered (the first and last of a
+// trace are cut), so shards recorded hours apart do not list the hours between them.
 class TimelineAnalysis final : public EventHandler {
 public:
     explicit TimelineAnalysis(uint64_t window_ns) : window_(window_ns ? window_ns : 1) {}
@@ -159,7 +173,8 @@ public:
     std::vector<EventMatch> subscriptions() const override { return {{"", ""}}; }
     void on_event(const Event& ev) override { on_input_event(0, ev); }
     void on_input_event(size_t input, const Event& ev);
-    // Counts the CPUs still busy up to their input's last event; end() does it too.
+    // Counts the CPUs still busy up to their input's last event and keeps the inputs' time spans;
+    // end() does it too.
     void finish();
     void end(ResultSink& sink) override;
 
@@ -170,16 +185,14 @@ public:
 
 private:
     struct Input {
-        bool seen = false;
-        uint64_t first_ts = 0, last_ts = 0;
+        TimeSpan span;
         std::map<int, std::pair<bool, uint64_t>> state;  // cpu -> (busy, since)
     };
     void add_busy(int cpu, uint64_t from, uint64_t to);
 
     uint64_t window_;
-    bool seen_ = false;
-    uint64_t first_ts_ = 0, last_ts_ = 0;  // over all inputs
     std::vector<Input> inputs_;
+    std::vector<std::pair<uint64_t, uint64_t>> spans_;  // [first, last] of each finished input
     std::map<int, std::map<uint64_t, uint64_t>> busy_;  // cpu -> window number (ts / window) -> busy ns
 };
 

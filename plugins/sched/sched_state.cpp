@@ -45,6 +45,17 @@ LogHistogram load_histogram(const json& j) {
                                     j.at("max").get<uint64_t>());
 }
 
+json span_state(const TimeSpan& s) { return {{"seen", s.seen}, {"first_ts", s.first}, {"last_ts", s.last}}; }
+
+TimeSpan load_span(const json& j) {
+    TimeSpan s;
+    if (j.at("seen").get<bool>()) {
+        s.see(j.at("first_ts").get<uint64_t>());
+        s.see(j.at("last_ts").get<uint64_t>());
+    }
+    return s;
+}
+
 json name_state(const TaskName& n) { return {{"comm", n.comm}, {"comm_ts", n.ts}}; }
 
 TaskName load_name(const json& j) {
@@ -110,15 +121,12 @@ json RuntimeAnalysis::save_state() const {
         tasks.push_back(std::move(j));
     }
     for (const auto& [cpu, c] : cpus_) cpus.push_back({{"cpu", cpu}, {"busy_ns", c.busy_ns}, {"switches", c.switches}});
-    return {{"seen", seen_},        {"first_ts", first_ts_}, {"last_ts", last_ts_},
-            {"tasks", std::move(tasks)}, {"cpus", std::move(cpus)}};
+    return {{"span", span_state(span_)}, {"tasks", std::move(tasks)}, {"cpus", std::move(cpus)}};
 }
 
 Status RuntimeAnalysis::load_state(const json& state) {
     return guarded([&] {
-        seen_ = state.at("seen").get<bool>();
-        first_ts_ = state.at("first_ts").get<uint64_t>();
-        last_ts_ = state.at("last_ts").get<uint64_t>();
+        span_ = load_span(state.at("span"));
         inputs_.clear();
         tasks_.clear();
         for (const auto& j : state.at("tasks")) {
@@ -143,18 +151,20 @@ json TimelineAnalysis::save_state() const {
     json busy = json::array();
     for (const auto& [cpu, windows] : busy_)
         for (const auto& [w, ns] : windows) busy.push_back({cpu, w, ns});
-    return {{"window_ns", window_}, {"seen", seen_}, {"first_ts", first_ts_}, {"last_ts", last_ts_},
-            {"busy", std::move(busy)}};
+    return {{"window_ns", window_}, {"spans", spans_}, {"busy", std::move(busy)}};
 }
 
 Status TimelineAnalysis::load_state(const json& state) {
     return guarded([&] {
         if (state.at("window_ns").get<uint64_t>() != window_)
             throw std::invalid_argument("window_ns differs from the window of this run");
-        seen_ = state.at("seen").get<bool>();
-        first_ts_ = state.at("first_ts").get<uint64_t>();
-        last_ts_ = state.at("last_ts").get<uint64_t>();
         inputs_.clear();
+        spans_.clear();
+        for (const auto& sp : state.at("spans")) {
+            auto [first, last] = sp.get<std::pair<uint64_t, uint64_t>>();
+            if (first > last) throw std::invalid_argument("a time span ends before it starts");
+            spans_.emplace_back(first, last);
+        }
         busy_.clear();
         for (const auto& b : state.at("busy")) {
             if (!b.is_array() || b.size() != 3) throw std::invalid_argument("a busy entry is not [cpu, window, ns]");

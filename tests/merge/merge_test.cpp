@@ -34,7 +34,7 @@ std::string read_file(const std::string& p) {
     return s.str();
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
 std::string tmpdir(const std::string& name) {
     std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/" + name;
@@ -49,7 +49,7 @@ Cmd ringscope(const std::string& args) {
                        "." + std::to_string(n++);
     fs::create_directories(fs::path(errf).parent_path());
     Cmd r;
-    std::string cmd = quoted(std::string(RINGSCOPE_BINARY_DIR) + "/ringscope") + " " + args + " 2>" + quoted(errf);
+    std::string cmd = shell_quoted(std::string(RINGSCOPE_BINARY_DIR) + "/ringscope") + " " + args + " 2>" + shell_quoted(errf);
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
     char buf[65536];
@@ -70,7 +70,7 @@ const std::vector<std::string> kKvmTraces = {data("kvm/kvm-extra.dat"), data("kv
 
 std::string joined(const std::vector<std::string>& files) {
     std::string s;
-    for (const auto& f : files) s += " " + quoted(f);
+    for (const auto& f : files) s += " " + shell_quoted(f);
     return s;
 }
 
@@ -80,7 +80,7 @@ std::vector<std::string> partials(const std::string& command, const std::vector<
     std::vector<std::string> parts;
     for (size_t i = 0; i < files.size(); ++i) {
         std::string part = dir + "/part" + std::to_string(i) + ".json";
-        Cmd r = ringscope(command + " --partial " + quoted(part) + " " + quoted(files[i]));
+        Cmd r = ringscope(command + " --partial " + shell_quoted(part) + " " + shell_quoted(files[i]));
         EXPECT_EQ(r.code, 0) << command << " " << files[i] << ": " << r.err;
         EXPECT_EQ(r.out, "") << "a partial run prints nothing";
         parts.push_back(part);
@@ -107,7 +107,7 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
     // A merge of merges: the first half merged into one partial, then with the rest.
     std::string half = dir + "/half.json";
     std::vector<std::string> first(parts.begin(), parts.begin() + static_cast<long>(parts.size() / 2));
-    Cmd m = ringscope("merge --partial " + quoted(half) + joined(first));
+    Cmd m = ringscope("merge --partial " + shell_quoted(half) + joined(first));
     EXPECT_EQ(m.code, 0) << m.err;
     json half_doc = json::parse(read_file(half));
     EXPECT_EQ(half_doc["inputs"].size(), first.size());
@@ -122,7 +122,7 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
 std::vector<json> one_run_per_file(const std::string& command, const std::vector<std::string>& files) {
     std::vector<json> out;
     for (const auto& f : files) {
-        Cmd r = ringscope(command + " --format json " + quoted(f));
+        Cmd r = ringscope(command + " --format json " + shell_quoted(f));
         EXPECT_EQ(r.code, 0) << r.err;
         out.push_back(json::parse(r.out));
     }
@@ -334,6 +334,14 @@ TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
 
     expect_error(ringscope("merge" + joined({lat[0], dir + "/missing.json"})), 1, dir + "/missing.json",
                  "cannot open");
+
+    // A partial of an analysis no loaded plugin merges.
+    doc = json::parse(whole);
+    doc["analysis"] = "other.analysis";
+    doc["command"] = json::array({"no-such-command", "x"});
+    std::string foreign = dir + "/foreign.json";
+    std::ofstream(foreign) << doc.dump();
+    expect_error(ringscope("merge" + joined({foreign})), 2, foreign, "needs the command 'no-such-command'");
 }
 
 TEST(Merge, MismatchedPartialsAreRefused) {
