@@ -38,7 +38,14 @@ int merge_partials(const std::vector<std::string>& paths, std::unique_ptr<KvmExi
                    std::vector<std::string>& inputs, CommandEnv& env) {
     auto parts = read_partials(paths);
     if (!parts) return fail(env, parts.error(), parts.error().code() == Errc::io ? 1 : 2);
-    const auto& params = parts->front().params;
+    // read_partials checked that all name the analysis and params of the first.
+    const PartialResult& first = parts->front();
+    if (first.analysis != "kvm.exits" || first.command != std::vector<std::string>{"kvm", "exits"})
+        return fail(env,
+                    Error(Errc::invalid_argument, "a partial result of '" + first.analysis + "', not of 'kvm.exits'")
+                        .in_file(paths.front()),
+                    2);
+    const auto& params = first.params;
     auto top = params.find("top");
     char* end = nullptr;
     unsigned long n = top == params.end() ? 0 : std::strtoul(top->second.c_str(), &end, 10);
@@ -47,11 +54,6 @@ int merge_partials(const std::vector<std::string>& paths, std::unique_ptr<KvmExi
     analysis = std::make_unique<KvmExitsAnalysis>(KvmExitsOptions{n});
     for (size_t i = 0; i < parts->size(); ++i) {
         const PartialResult& p = (*parts)[i];
-        if (p.analysis != "kvm.exits" || p.command != std::vector<std::string>{"kvm", "exits"})
-            return fail(env,
-                        Error(Errc::invalid_argument, "a partial result of '" + p.analysis + "', not of 'kvm.exits'")
-                            .in_file(paths[i]),
-                        2);
         KvmExitsAnalysis part(KvmExitsOptions{n});
         if (Status s = part.load_state(nlohmann::json::parse(p.state_json)); !s)
             return fail(env, Error(s.error()).in_file(paths[i]), 2);

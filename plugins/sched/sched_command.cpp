@@ -146,16 +146,18 @@ int run_analysis(Options& o, Make make, CommandEnv& env) {
             std::fprintf(env.err(), "ringscope sched: %s\n", parts.error().to_string().c_str());
             return parts.error().code() == Errc::io ? 1 : 2;
         }
-        if (int rc = options_from_params(o.files.front(), parts->front().params, o, env)) return rc;
+        // read_partials checked that all name the analysis and params of the first.
+        const PartialResult& first = parts->front();
+        const std::string name = "sched." + o.what;
+        if (first.analysis != name || first.command != std::vector<std::string>{"sched", o.what}) {
+            std::fprintf(env.err(), "ringscope sched: %s: a partial result of '%s', not of '%s'\n",
+                         o.files.front().c_str(), first.analysis.c_str(), name.c_str());
+            return 2;
+        }
+        if (int rc = options_from_params(o.files.front(), first.params, o, env)) return rc;
         analysis = make(o);
         for (size_t i = 0; i < parts->size(); ++i) {
             const PartialResult& p = (*parts)[i];
-            if (p.analysis != analysis->name() || p.command != std::vector<std::string>{"sched", o.what}) {
-                std::fprintf(env.err(), "ringscope sched: %s: a partial result of '%s', not of '%.*s'\n",
-                             o.files[i].c_str(), p.analysis.c_str(), static_cast<int>(analysis->name().size()),
-                             analysis->name().data());
-                return 2;
-            }
             std::unique_ptr<Analysis> part = make(o);
             if (Status s = part->load_state(nlohmann::json::parse(p.state_json)); !s) {
                 std::fprintf(env.err(), "ringscope sched: %s\n", Error(s.error()).in_file(o.files[i]).to_string().c_str());

@@ -355,6 +355,7 @@ TEST(Merge, MismatchedPartialsAreRefused) {
     // A command asked to merge another analysis's partials.
     expect_error(ringscope("sched runtime --merge" + joined({lat[0]})), 2, lat[0], "not of 'sched.runtime'");
     expect_error(ringscope("kvm exits --merge" + joined({lat[0]})), 2, lat[0], "not of 'kvm.exits'");
+    expect_error(ringscope("ipt summary --merge" + joined({lat[0]})), 2, lat[0], "not of 'ipt.summary'");
     // Parameters come from the partials.
     Cmd r = ringscope("sched latency --merge --top 4" + joined({lat[0]}));
     EXPECT_EQ(r.code, 2) << r.err;

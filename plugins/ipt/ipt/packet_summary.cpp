@@ -157,14 +157,16 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
             std::fprintf(err, "ringscope ipt summary: %s\n", parts.error().to_string().c_str());
             return parts.error().code() == Errc::io ? 1 : 2;
         }
+        // read_partials checked that all name the analysis of the first.
+        if (parts->front().analysis != "ipt.summary") {
+            std::fprintf(err, "ringscope ipt summary: %s: a partial result of '%s', not of 'ipt.summary'\n",
+                         files.front().c_str(), parts->front().analysis.c_str());
+            return 2;
+        }
         for (size_t i = 0; i < parts->size(); ++i) {
             const PartialResult& p = (*parts)[i];
             PacketSummary part;
-            Status s = p.analysis == "ipt.summary"
-                           ? part.load_state(json::parse(p.state_json))
-                           : Status(Error(Errc::invalid_argument, "a partial result of '" + p.analysis +
-                                                                      "', not of 'ipt.summary'"));
-            if (!s) {
+            if (Status s = part.load_state(json::parse(p.state_json)); !s) {
                 std::fprintf(err, "ringscope ipt summary: %s\n", Error(s.error()).in_file(files[i]).to_string().c_str());
                 return 2;
             }
