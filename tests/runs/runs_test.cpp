@@ -382,6 +382,13 @@ TEST(Runs, PtSummary) {
     json res = json::parse(read_file(out + "/results.json"));
     EXPECT_TRUE(res["analyses"].contains("ipt.summary"));
     EXPECT_FALSE(res["analyses"]["ipt.summary"].empty());
+    // As many packets as libipt lists for the stream (P lines of its transcript).
+    std::istringstream lines(read_file(data("ipt/clean.libipt.txt")));
+    std::string line;
+    uint64_t libipt_packets = 0;
+    while (std::getline(lines, line)) libipt_packets += line.rfind("P ", 0) == 0;
+    EXPECT_EQ(res["analyses"]["ipt.summary"]["ipt.summary.totals"][0]["packets"].get<uint64_t>(),
+              libipt_packets);
 }
 
 TEST(Runs, DefaultConfigIsValid) {
