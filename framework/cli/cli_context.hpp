@@ -49,5 +49,4 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args);
 int run_sql(CliContext& ctx, const std::vector<std::string>& args);
 int run_merge(CliContext& ctx, const std::vector<std::string>& args);
 
-
 }  // namespace ringscope::cli

@@ -50,8 +50,8 @@ int run_merge(CliContext& ctx, const std::vector<std::string>& args) {
     const std::vector<std::string>& command = read->front().command;
     const Command* cmd = ctx.plugins().find_command(command.front());
     if (!cmd) {
-        ctx.error("merge: " + parts.front() + ": analysis '" + read->front().analysis + "' needs the command '" +
-                  command.front() + "', which no loaded plugin offers");
+        ctx.error("merge: " + parts.front() + ": analysis '" + read->front().analysis +
+                  "' needs the command '" + command.front() + "', which no loaded plugin offers");
         return kExitUsage;
     }
     std::vector<std::string> cmd_args(command.begin() + 1, command.end());

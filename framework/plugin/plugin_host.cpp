@@ -138,8 +138,8 @@ bool PluginHost::load_file(const std::string& path) {
             if (other.spec.name != a.name) continue;
             staged = StagingRegistry();
             instance.reset();
-            return fail("plugin '" + name + "' adds an analysis '" + a.name + "' that plugin '" + other.plugin +
-                        "' has");
+            return fail("plugin '" + name + "' adds an analysis '" + a.name + "' that plugin '" +
+                        other.plugin + "' has");
         }
     }
 

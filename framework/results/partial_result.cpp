@@ -38,10 +38,14 @@ std::string params_text(const std::map<std::string, std::string>& params) {
 
 Status write_partial(const std::string& path, const PartialResult& partial) {
     json state = json::parse(partial.state_json, nullptr, false);
-    if (state.is_discarded()) return Error(Errc::invalid_argument, "the partial state is not JSON").in_file(path);
-    json doc = {{"ringscope_partial", kPartialFormat}, {"analysis", partial.analysis},
-                {"command", partial.command},          {"params", partial.params},
-                {"inputs", partial.inputs},            {"state", std::move(state)}};
+    if (state.is_discarded())
+        return Error(Errc::invalid_argument, "the partial state is not JSON").in_file(path);
+    json doc = {{"ringscope_partial", kPartialFormat},
+                {"analysis", partial.analysis},
+                {"command", partial.command},
+                {"params", partial.params},
+                {"inputs", partial.inputs},
+                {"state", std::move(state)}};
     return sinks::write_file_atomically(path, doc.dump() + "\n");
 }
 
@@ -62,17 +66,20 @@ Expected<PartialResult> read_partial(const std::string& path) {
             .at_offset(static_cast<int64_t>(e.byte ? e.byte - 1 : 0))
             .in_file(path);
     }
-    if (!doc.is_object() || !doc.contains("ringscope_partial")) return bad(path, "no \"ringscope_partial\" key");
+    if (!doc.is_object() || !doc.contains("ringscope_partial"))
+        return bad(path, "no \"ringscope_partial\" key");
     if (doc["ringscope_partial"] != kPartialFormat)
         return bad(path, "format " + doc["ringscope_partial"].dump() + ", this ringscope reads " +
                              std::to_string(kPartialFormat));
     PartialResult p;
     const json& analysis = doc.value("analysis", json());
-    if (!analysis.is_string() || analysis.get<std::string>().empty()) return bad(path, "no \"analysis\" name");
+    if (!analysis.is_string() || analysis.get<std::string>().empty())
+        return bad(path, "no \"analysis\" name");
     p.analysis = analysis.get<std::string>();
     if (!strings(doc.value("command", json()), p.command) || p.command.empty())
         return bad(path, "\"command\" is not a list of strings");
-    if (!strings(doc.value("inputs", json()), p.inputs)) return bad(path, "\"inputs\" is not a list of strings");
+    if (!strings(doc.value("inputs", json()), p.inputs))
+        return bad(path, "\"inputs\" is not a list of strings");
     const json& params = doc.value("params", json::object());
     if (!params.is_object()) return bad(path, "\"params\" is not an object");
     for (const auto& [k, v] : params.items()) {
@@ -98,10 +105,12 @@ Expected<std::vector<PartialResult>> read_partials(const std::vector<std::string
                                                          first.analysis + "' of " + first_path)
                     .in_file(path);
             if (p->command != first.command)
-                return Error(Errc::invalid_argument, "made by another command than " + first_path).in_file(path);
+                return Error(Errc::invalid_argument, "made by another command than " + first_path)
+                    .in_file(path);
             if (p->params != first.params)
-                return Error(Errc::invalid_argument, "parameters " + params_text(p->params) + " differ from " +
-                                                         params_text(first.params) + " of " + first_path)
+                return Error(Errc::invalid_argument, "parameters " + params_text(p->params) +
+                                                         " differ from " + params_text(first.params) +
+                                                         " of " + first_path)
                     .in_file(path);
         }
         parts.push_back(std::move(*p));

@@ -15,7 +15,8 @@ namespace ringscope::kvm {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ringscope kvm exits [--format text|json|csv] [--top N] [--partial OUT.json] FILE [GUEST_FILE...]\n"
+    "usage: ringscope kvm exits [--format text|json|csv] [--top N] [--partial OUT.json] FILE "
+    "[GUEST_FILE...]\n"
     "       ringscope kvm exits --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "  per exit reason and per vCPU: count, share, exit-to-entry time (min/mean/p50/p99/max);\n"
     "  per reason the guest functions with the most exits (--top N, default 5)\n"
@@ -41,16 +42,18 @@ int merge_partials(const std::vector<std::string>& paths, std::unique_ptr<KvmExi
     // read_partials checked that all name the analysis and params of the first.
     const PartialResult& first = parts->front();
     if (first.analysis != "kvm.exits" || first.command != std::vector<std::string>{"kvm", "exits"})
-        return fail(env,
-                    Error(Errc::invalid_argument, "a partial result of '" + first.analysis + "', not of 'kvm.exits'")
-                        .in_file(paths.front()),
-                    2);
+        return fail(
+            env,
+            Error(Errc::invalid_argument, "a partial result of '" + first.analysis + "', not of 'kvm.exits'")
+                .in_file(paths.front()),
+            2);
     const auto& params = first.params;
     auto top = params.find("top");
     char* end = nullptr;
     unsigned long n = top == params.end() ? 0 : std::strtoul(top->second.c_str(), &end, 10);
     if (params.size() != 1 || n == 0 || *end)
-        return fail(env, Error(Errc::invalid_argument, "parameters do not fit kvm exits").in_file(paths.front()), 2);
+        return fail(
+            env, Error(Errc::invalid_argument, "parameters do not fit kvm exits").in_file(paths.front()), 2);
     analysis = std::make_unique<KvmExitsAnalysis>(KvmExitsOptions{n});
     for (size_t i = 0; i < parts->size(); ++i) {
         const PartialResult& p = (*parts)[i];
@@ -170,8 +173,11 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
     }
     KvmExitsAnalysis& analysis = *merged;
     if (!partial.empty()) {
-        PartialResult p{"kvm.exits", {"kvm", "exits"}, {{"top", std::to_string(analysis.top_functions())}},
-                        std::move(inputs), analysis.save_state().dump()};
+        PartialResult p{"kvm.exits",
+                        {"kvm", "exits"},
+                        {{"top", std::to_string(analysis.top_functions())}},
+                        std::move(inputs),
+                        analysis.save_state().dump()};
         if (Status s = write_partial(partial, p); !s) return fail(env, s.error(), 1);
         return 0;
     }

@@ -20,7 +20,9 @@ uint64_t nearest_rank(const std::vector<uint64_t>& sorted, unsigned p) {
 
 }  // namespace
 
-void KvmExitsAnalysis::begin(const TraceContext&) { reset(); }
+void KvmExitsAnalysis::begin(const TraceContext&) {
+    reset();
+}
 
 void KvmExitsAnalysis::reset() {
     types_.clear();
@@ -49,7 +51,9 @@ const KvmExitsAnalysis::TypeInfo& KvmExitsAnalysis::info(const EventType& type) 
 }
 
 namespace {
-uint64_t reason_key(uint64_t isa, uint64_t value) { return (isa << 32) | (value & 0xffffffffu); }
+uint64_t reason_key(uint64_t isa, uint64_t value) {
+    return (isa << 32) | (value & 0xffffffffu);
+}
 }  // namespace
 
 size_t KvmExitsAnalysis::add_reason(std::string name, uint64_t isa, uint64_t value) {

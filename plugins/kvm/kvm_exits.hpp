@@ -98,7 +98,7 @@ class KvmExitsAnalysis final : public EventHandler {
     std::vector<Reason> reasons_;
     std::unordered_map<int, Vcpu> vcpus_;
     std::unordered_map<uint64_t, Pending> pending_;  // by input << 32 | pid
-    std::set<std::string, std::less<>> names_;        // function names of merged states
+    std::set<std::string, std::less<>> names_;       // function names of merged states
     GuestFunctions guest_;
     TextBuffer scratch_;
     uint64_t total_exits_ = 0;

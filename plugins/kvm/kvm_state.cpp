@@ -16,7 +16,9 @@ void add_durations(std::vector<uint64_t>& to, const std::vector<uint64_t>& from)
 
 }  // namespace
 
-std::string_view KvmExitsAnalysis::own(std::string_view name) { return *names_.emplace(name).first; }
+std::string_view KvmExitsAnalysis::own(std::string_view name) {
+    return *names_.emplace(name).first;
+}
 
 void KvmExitsAnalysis::merge(const KvmExitsAnalysis& other) {
     std::vector<size_t> index(other.reasons_.size());  // other's reason -> ours
@@ -48,16 +50,26 @@ json KvmExitsAnalysis::save_state() const {
     for (const Reason& r : reasons_) {
         json functions = json::array();
         for (const auto& [name, n] : r.functions) functions.push_back({name, n});
-        reasons.push_back({{"name", r.name}, {"isa", r.isa}, {"exit_code", r.value}, {"count", r.d.count},
-                           {"ns", r.d.ns}, {"functions", std::move(functions)}});
+        reasons.push_back({{"name", r.name},
+                           {"isa", r.isa},
+                           {"exit_code", r.value},
+                           {"count", r.d.count},
+                           {"ns", r.d.ns},
+                           {"functions", std::move(functions)}});
     }
     for (const auto& [pid, v] : vcpus_) {
         json by_reason = json::array();
         for (const auto& [r, d] : v.by_reason)
-            by_reason.push_back(
-                {{"isa", reasons_[r].isa}, {"exit_code", reasons_[r].value}, {"count", d.count}, {"ns", d.ns}});
-        vcpus.push_back({{"pid", pid}, {"vcpu", v.vcpu}, {"vcpu_ts", v.vcpu_ts}, {"count", v.d.count},
-                         {"ns", v.d.ns}, {"by_reason", std::move(by_reason)}});
+            by_reason.push_back({{"isa", reasons_[r].isa},
+                                 {"exit_code", reasons_[r].value},
+                                 {"count", d.count},
+                                 {"ns", d.ns}});
+        vcpus.push_back({{"pid", pid},
+                         {"vcpu", v.vcpu},
+                         {"vcpu_ts", v.vcpu_ts},
+                         {"count", v.d.count},
+                         {"ns", v.d.ns},
+                         {"by_reason", std::move(by_reason)}});
     }
     return {{"total_exits", total_exits_}, {"reasons", std::move(reasons)}, {"vcpus", std::move(vcpus)}};
 }
@@ -84,7 +96,8 @@ Status KvmExitsAnalysis::load_state(const json& state) {
             for (const auto& b : j.at("by_reason")) {
                 auto r = reason_by_key_.find((b.at("isa").get<uint64_t>() << 32) |
                                              (b.at("exit_code").get<uint64_t>() & 0xffffffffu));
-                if (r == reason_by_key_.end()) throw std::invalid_argument("a vCPU names an exit reason not listed");
+                if (r == reason_by_key_.end())
+                    throw std::invalid_argument("a vCPU names an exit reason not listed");
                 Durations& d = v.by_reason[r->second];
                 d.count += b.at("count").get<uint64_t>();
                 add_durations(d.ns, b.at("ns").get<std::vector<uint64_t>>());

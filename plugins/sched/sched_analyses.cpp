@@ -195,8 +195,8 @@ void RuntimeAnalysis::end(ResultSink& sink) {
                      [](const auto& a, const auto& b) { return a.second->runtime_ns > b.second->runtime_ns; });
     for (const auto& [pid, t] : order) {
         tasks.rows.push_back({Cell{int64_t{pid}}, Cell{t->name.comm}, Cell{t->runtime_ns},
-                              Cell{static_cast<double>(t->runtime_ns) / span}, Cell{t->switches}, Cell{t->voluntary},
-                              Cell{t->preempted}, Cell{t->migrations}});
+                              Cell{static_cast<double>(t->runtime_ns) / span}, Cell{t->switches},
+                              Cell{t->voluntary}, Cell{t->preempted}, Cell{t->migrations}});
     }
     sink.add_table(std::move(tasks));
     ResultTable cpus{"sched.runtime.cpus", {"cpu", "busy_ns", "busy_share", "switches"}, {}};

@@ -152,7 +152,7 @@ private:
     };
     struct Input {
         TimeSpan span;
-        std::map<int, Running> running;          // by CPU
+        std::map<int, Running> running;         // by CPU
         std::unordered_map<int, int> last_cpu;  // by pid
         bool migrate_events = false;
     };
@@ -183,7 +183,7 @@ public:
     nlohmann::json save_state() const;
     Status load_state(const nlohmann::json& state);
 
-private:
+  private:
     struct Input {
         TimeSpan span;
         std::map<int, std::pair<bool, uint64_t>> state;  // cpu -> (busy, since)

@@ -22,7 +22,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: ringscope sched latency [--top N] [--format text|json|csv] [--partial OUT.json] FILE...\n"
     "       ringscope sched runtime [--format text|json|csv] [--partial OUT.json] FILE...\n"
-    "       ringscope sched timeline [--window DURATION] [--format text|json|csv] [--partial OUT.json] FILE...\n"
+    "       ringscope sched timeline [--window DURATION] [--format text|json|csv] [--partial OUT.json] "
+    "FILE...\n"
     "       ringscope sched ANALYSIS --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "\n"
     "latency: wakeup-to-run latency (sched_wakeup/sched_wakeup_new to the sched_switch that runs the\n"
@@ -78,7 +79,6 @@ void latency_json(std::FILE* out, const LatencyAnalysis& a, const TableCollector
     std::fprintf(out, "%s\n", doc.dump(2).c_str());
 }
 
-
 struct Options {
     std::string what;  // latency, runtime, timeline
     size_t top = 10;
@@ -110,7 +110,8 @@ int options_from_params(const std::string& path, const std::map<std::string, std
         if (k == "window") o.window = n ? n : 1;
     }
     if (ok) return 0;
-    std::fprintf(env.err(), "ringscope sched: %s: parameters do not fit sched %s\n", path.c_str(), o.what.c_str());
+    std::fprintf(env.err(), "ringscope sched: %s: parameters do not fit sched %s\n", path.c_str(),
+                 o.what.c_str());
     return 2;
 }
 
@@ -125,8 +126,12 @@ void print(std::FILE* out, Analysis& analysis, TableFormat format) {
 }
 
 template <class Analysis>
-int write_partial_of(const Analysis& analysis, const Options& o, std::vector<std::string> inputs, CommandEnv& env) {
-    PartialResult p{std::string(analysis.name()), {"sched", o.what}, params_of(o), std::move(inputs),
+int write_partial_of(const Analysis& analysis, const Options& o, std::vector<std::string> inputs,
+                     CommandEnv& env) {
+    PartialResult p{std::string(analysis.name()),
+                    {"sched", o.what},
+                    params_of(o),
+                    std::move(inputs),
                     analysis.save_state().dump()};
     if (Status s = write_partial(o.partial, p); !s) {
         std::fprintf(env.err(), "ringscope sched: %s\n", s.error().to_string().c_str());
@@ -160,7 +165,8 @@ int run_analysis(Options& o, Make make, CommandEnv& env) {
             const PartialResult& p = (*parts)[i];
             std::unique_ptr<Analysis> part = make(o);
             if (Status s = part->load_state(nlohmann::json::parse(p.state_json)); !s) {
-                std::fprintf(env.err(), "ringscope sched: %s\n", Error(s.error()).in_file(o.files[i]).to_string().c_str());
+                std::fprintf(env.err(), "ringscope sched: %s\n",
+                             Error(s.error()).in_file(o.files[i]).to_string().c_str());
                 return 2;
             }
             analysis->merge(*part);
@@ -280,14 +286,18 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
         return 2;
     }
     if (o.merge && (o.top_set || o.window_set)) {
-        std::fprintf(env.err(), "ringscope sched %s: --merge takes the parameters from the partials\n", what.c_str());
+        std::fprintf(env.err(), "ringscope sched %s: --merge takes the parameters from the partials\n",
+                     what.c_str());
         return 2;
     }
     if (what == "latency")
-        return run_analysis<LatencyAnalysis>(o, [](const Options& p) { return std::make_unique<LatencyAnalysis>(p.top); }, env);
+        return run_analysis<LatencyAnalysis>(
+            o, [](const Options& p) { return std::make_unique<LatencyAnalysis>(p.top); }, env);
     if (what == "runtime")
-        return run_analysis<RuntimeAnalysis>(o, [](const Options&) { return std::make_unique<RuntimeAnalysis>(); }, env);
-    return run_analysis<TimelineAnalysis>(o, [](const Options& p) { return std::make_unique<TimelineAnalysis>(p.window); }, env);
+        return run_analysis<RuntimeAnalysis>(
+            o, [](const Options&) { return std::make_unique<RuntimeAnalysis>(); }, env);
+    return run_analysis<TimelineAnalysis>(
+        o, [](const Options& p) { return std::make_unique<TimelineAnalysis>(p.window); }, env);
 }
 
 }  // namespace ringscope::sched

@@ -22,7 +22,11 @@ json histogram_state(const LogHistogram& h) {
     json buckets = json::array();  // [index, count] of the buckets that are not empty
     for (size_t i = 0; i < h.buckets().size(); ++i)
         if (h.buckets()[i]) buckets.push_back({i, h.buckets()[i]});
-    return {{"count", h.count()}, {"sum", sum}, {"min", h.min()}, {"max", h.max()}, {"buckets", std::move(buckets)}};
+    return {{"count", h.count()},
+            {"sum", sum},
+            {"min", h.min()},
+            {"max", h.max()},
+            {"buckets", std::move(buckets)}};
 }
 
 LogHistogram load_histogram(const json& j) {
@@ -31,7 +35,8 @@ LogHistogram load_histogram(const json& j) {
     for (const auto& b : j.at("buckets")) {
         auto i = b.at(0).get<uint64_t>();
         // Past the bucket of the largest uint64_t there are no buckets.
-        if (i > LogHistogram::index_of(UINT64_MAX)) throw std::invalid_argument("histogram bucket index out of range");
+        if (i > LogHistogram::index_of(UINT64_MAX))
+            throw std::invalid_argument("histogram bucket index out of range");
         if (i >= buckets.size()) buckets.resize(i + 1, 0);
         buckets[i] += b.at(1).get<uint64_t>();
         in_buckets += b.at(1).get<uint64_t>();
@@ -45,7 +50,9 @@ LogHistogram load_histogram(const json& j) {
                                     j.at("max").get<uint64_t>());
 }
 
-json span_state(const TimeSpan& s) { return {{"seen", s.seen}, {"first_ts", s.first}, {"last_ts", s.last}}; }
+json span_state(const TimeSpan& s) {
+    return {{"seen", s.seen}, {"first_ts", s.first}, {"last_ts", s.last}};
+}
 
 TimeSpan load_span(const json& j) {
     TimeSpan s;
@@ -56,7 +63,9 @@ TimeSpan load_span(const json& j) {
     return s;
 }
 
-json name_state(const TaskName& n) { return {{"comm", n.comm}, {"comm_ts", n.ts}}; }
+json name_state(const TaskName& n) {
+    return {{"comm", n.comm}, {"comm_ts", n.ts}};
+}
 
 TaskName load_name(const json& j) {
     TaskName n;
@@ -86,8 +95,12 @@ json LatencyAnalysis::save_state() const {
         tasks.push_back(std::move(j));
     }
     for (const auto& w : worst_)
-        worst.push_back({{"latency_ns", w.latency_ns}, {"wakeup_ts", w.wakeup_ts}, {"switch_ts", w.switch_ts},
-                         {"cpu", w.cpu}, {"pid", w.pid}, {"comm", w.comm}});
+        worst.push_back({{"latency_ns", w.latency_ns},
+                         {"wakeup_ts", w.wakeup_ts},
+                         {"switch_ts", w.switch_ts},
+                         {"cpu", w.cpu},
+                         {"pid", w.pid},
+                         {"comm", w.comm}});
     return {{"overall", histogram_state(overall_)}, {"tasks", std::move(tasks)}, {"worst", std::move(worst)}};
 }
 
@@ -120,7 +133,8 @@ json RuntimeAnalysis::save_state() const {
                   {"migrations", t.migrations}});
         tasks.push_back(std::move(j));
     }
-    for (const auto& [cpu, c] : cpus_) cpus.push_back({{"cpu", cpu}, {"busy_ns", c.busy_ns}, {"switches", c.switches}});
+    for (const auto& [cpu, c] : cpus_)
+        cpus.push_back({{"cpu", cpu}, {"busy_ns", c.busy_ns}, {"switches", c.switches}});
     return {{"span", span_state(span_)}, {"tasks", std::move(tasks)}, {"cpus", std::move(cpus)}};
 }
 
@@ -167,7 +181,8 @@ Status TimelineAnalysis::load_state(const json& state) {
         }
         busy_.clear();
         for (const auto& b : state.at("busy")) {
-            if (!b.is_array() || b.size() != 3) throw std::invalid_argument("a busy entry is not [cpu, window, ns]");
+            if (!b.is_array() || b.size() != 3)
+                throw std::invalid_argument("a busy entry is not [cpu, window, ns]");
             busy_[b[0].get<int>()][b[1].get<uint64_t>()] += b[2].get<uint64_t>();
         }
     });

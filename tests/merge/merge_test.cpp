@@ -34,7 +34,9 @@ std::string read_file(const std::string& p) {
     return s.str();
 }
 
-std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
+std::string shell_quoted(const std::string& s) {
+    return "'" + s + "'";
+}
 
 std::string tmpdir(const std::string& name) {
     std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/" + name;
@@ -45,11 +47,12 @@ std::string tmpdir(const std::string& name) {
 
 Cmd ringscope(const std::string& args) {
     static int n = 0;
-    std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/stderr." + std::to_string(::getpid()) +
-                       "." + std::to_string(n++);
+    std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/stderr." +
+                       std::to_string(::getpid()) + "." + std::to_string(n++);
     fs::create_directories(fs::path(errf).parent_path());
     Cmd r;
-    std::string cmd = shell_quoted(std::string(RINGSCOPE_BINARY_DIR) + "/ringscope") + " " + args + " 2>" + shell_quoted(errf);
+    std::string cmd = shell_quoted(std::string(RINGSCOPE_BINARY_DIR) + "/ringscope") + " " + args + " 2>" +
+                      shell_quoted(errf);
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) return r;
     char buf[65536];
@@ -62,7 +65,9 @@ Cmd ringscope(const std::string& args) {
     return r;
 }
 
-std::string data(const std::string& rel) { return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel; }
+std::string data(const std::string& rel) {
+    return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
+}
 
 const std::vector<std::string> kSchedTraces = {data("traces/basic.dat"), data("traces/full.dat"),
                                                data("traces/dropped.dat"), data("traces/formats-zstd.dat")};
@@ -200,7 +205,8 @@ TEST(Merge, SchedTimeline) {
     auto busy_ns = [](const json& rows) {
         std::map<std::string, double> busy;
         for (const auto& row : rows) {
-            EXPECT_EQ(row["window_start_ns"].get<uint64_t>() % 2000000, 0u) << "windows align on absolute time";
+            EXPECT_EQ(row["window_start_ns"].get<uint64_t>() % 2000000, 0u)
+                << "windows align on absolute time";
             for (const auto& [k, v] : row.items())
                 if (k.rfind("cpu", 0) == 0) busy[k] += v.get<double>() * row["window_ns"].get<double>();
         }
@@ -233,9 +239,9 @@ TEST(Merge, KvmExits) {
 // kind, named as ptdump names them (libipt's enum pt_packet_type order).
 std::map<std::string, std::pair<uint64_t, uint64_t>> libipt_packets(const std::string& name) {
     static const std::vector<std::string> kNames = {
-        "invalid", "unknown", "pad",    "psb",   "psbend", "fup",  "tip",  "tip.pge", "tip.pgd", "tnt.8",
-        "tnt.64",  "mode",    "pip",    "vmcs",  "cbr",    "tsc",  "tma",  "mtc",     "cyc",     "stop",
-        "ovf",     "mnt",     "exstop", "mwait", "pwre",   "pwrx", "ptw"};
+        "invalid", "unknown", "pad",  "psb", "psbend", "fup",   "tip",  "tip.pge", "tip.pgd",
+        "tnt.8",   "tnt.64",  "mode", "pip", "vmcs",   "cbr",   "tsc",  "tma",     "mtc",
+        "cyc",     "stop",    "ovf",  "mnt", "exstop", "mwait", "pwre", "pwrx",    "ptw"};
     std::map<std::string, std::pair<uint64_t, uint64_t>> kinds;
     std::istringstream lines(read_file(data("ipt/" + name + ".libipt.txt")));
     std::string line;
@@ -252,7 +258,8 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> libipt_packets(const std::s
 }
 
 TEST(Merge, IptSummary) {
-    const std::vector<std::string> streams = {data("ipt/clean.pt"), data("ipt/close_psbs.pt"), data("ipt/messy.pt")};
+    const std::vector<std::string> streams = {data("ipt/clean.pt"), data("ipt/close_psbs.pt"),
+                                              data("ipt/messy.pt")};
     json all = expect_merge_equals_one_run("ipt summary", streams, tmpdir("ipt"));
     std::map<std::string, std::pair<uint64_t, uint64_t>> want;
     for (const char* name : {"clean", "close_psbs", "messy"})
@@ -347,7 +354,8 @@ TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
 TEST(Merge, MismatchedPartialsAreRefused) {
     std::string dir = tmpdir("mismatch");
     std::vector<std::string> lat = partials("sched latency --top 3", {kSchedTraces[0]}, tmpdir("mismatch/a"));
-    std::vector<std::string> lat10 = partials("sched latency --top 10", {kSchedTraces[1]}, tmpdir("mismatch/b"));
+    std::vector<std::string> lat10 =
+        partials("sched latency --top 10", {kSchedTraces[1]}, tmpdir("mismatch/b"));
     std::vector<std::string> run = partials("sched runtime", {kSchedTraces[1]}, tmpdir("mismatch/c"));
     expect_error(ringscope("merge" + joined({lat[0], run[0]})), 2, run[0],
                  "analysis 'sched.runtime' does not merge with 'sched.latency'");

@@ -3,10 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
-#include <map>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -70,7 +70,8 @@ protected:
                             << "plugins: {paths: [" << (dir_ / "analysis").string() << "]}\n"
                             << "analyses:\n"
                             << "  test.switches: " << params << "\n"
-                            << "outputs: {dir: " << (dir_ / "out").string() << ", json: r.json, text: r.txt}\n";
+                            << "outputs: {dir: " << (dir_ / "out").string()
+                            << ", json: r.json, text: r.txt}\n";
         return yaml;
     }
     fs::path dir_;

@@ -11,7 +11,8 @@ void usage(std::FILE* f) {
     std::fputs(
         "usage: ringscope ipt dump [PTDUMP-OPTIONS] FILE.pt[:FROM[-TO]]\n"
         "       ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n"
-        "       ringscope ipt summary [--format F] [--partial OUT.json] FILE.pt... (or --merge PARTIAL.json...)\n",
+        "       ringscope ipt summary [--format F] [--partial OUT.json] FILE.pt... (or --merge "
+        "PARTIAL.json...)\n",
         f);
 }
 

@@ -18,9 +18,9 @@ using json = nlohmann::json;
 
 // ptdump's spelling of each PacketType.
 constexpr std::array<const char*, PacketSummary::kTypes> kTypeNames = {
-    "invalid", "unknown", "pad",  "psb",   "psbend", "fup",  "tip",    "tip.pge", "tip.pgd", "tnt.8",
-    "tnt.64",  "mode",    "pip",  "vmcs",  "cbr",    "tsc",  "tma",    "mtc",     "cyc",     "stop",
-    "ovf",     "mnt",     "exstop", "mwait", "pwre", "pwrx", "ptw",    "cfe",     "evd",     "trig"};
+    "invalid", "unknown", "pad",    "psb",   "psbend", "fup",  "tip", "tip.pge", "tip.pgd", "tnt.8",
+    "tnt.64",  "mode",    "pip",    "vmcs",  "cbr",    "tsc",  "tma", "mtc",     "cyc",     "stop",
+    "ovf",     "mnt",     "exstop", "mwait", "pwre",   "pwrx", "ptw", "cfe",     "evd",     "trig"};
 
 constexpr const char* kUsage =
     "usage: ringscope ipt summary [--format text|json|csv] [--partial OUT.json] FILE.pt...\n"
@@ -74,9 +74,10 @@ void PacketSummary::merge(const PacketSummary& other) {
 void PacketSummary::end(ResultSink& sink) const {
     uint64_t packets = 0;
     for (const Kind& k : kinds_) packets += k.count;
-    sink.add_table({"ipt.summary.totals",
-                    {"streams", "bytes", "packets", "psbs", "tnt_branches", "decode_errors", "unsynced_bytes"},
-                    {{streams_, bytes_, packets, this->packets(PacketType::psb), branches_, errors_, unsynced_bytes_}}});
+    sink.add_table(
+        {"ipt.summary.totals",
+         {"streams", "bytes", "packets", "psbs", "tnt_branches", "decode_errors", "unsynced_bytes"},
+         {{streams_, bytes_, packets, this->packets(PacketType::psb), branches_, errors_, unsynced_bytes_}}});
     std::vector<size_t> order;
     for (size_t i = 0; i < kTypes; ++i)
         if (kinds_[i].count) order.push_back(i);
@@ -84,7 +85,8 @@ void PacketSummary::end(ResultSink& sink) const {
                      [&](size_t a, size_t b) { return kinds_[a].count > kinds_[b].count; });
     ResultTable t{"ipt.summary.packets", {"packet", "count", "bytes", "share_pct"}, {}};
     for (size_t i : order)
-        t.rows.push_back({std::string(kTypeNames[i]), kinds_[i].count, kinds_[i].bytes, percent(kinds_[i].count, packets)});
+        t.rows.push_back({std::string(kTypeNames[i]), kinds_[i].count, kinds_[i].bytes,
+                          percent(kinds_[i].count, packets)});
     sink.add_table(std::move(t));
 }
 
@@ -92,8 +94,12 @@ json PacketSummary::save_state() const {
     json kinds = json::object();
     for (size_t i = 0; i < kTypes; ++i)
         if (kinds_[i].count) kinds[kTypeNames[i]] = {kinds_[i].count, kinds_[i].bytes};
-    return {{"streams", streams_},   {"bytes", bytes_},   {"tnt_branches", branches_},
-            {"decode_errors", errors_}, {"unsynced_bytes", unsynced_bytes_}, {"packets", std::move(kinds)}};
+    return {{"streams", streams_},
+            {"bytes", bytes_},
+            {"tnt_branches", branches_},
+            {"decode_errors", errors_},
+            {"unsynced_bytes", unsynced_bytes_},
+            {"packets", std::move(kinds)}};
 }
 
 Status PacketSummary::load_state(const json& state) {
@@ -105,7 +111,8 @@ Status PacketSummary::load_state(const json& state) {
         errors_ = state.at("decode_errors").get<uint64_t>();
         unsynced_bytes_ = state.at("unsynced_bytes").get<uint64_t>();
         for (const auto& [name, v] : state.at("packets").items()) {
-            auto it = std::find_if(kTypeNames.begin(), kTypeNames.end(), [&](const char* n) { return name == n; });
+            auto it =
+                std::find_if(kTypeNames.begin(), kTypeNames.end(), [&](const char* n) { return name == n; });
             if (it == kTypeNames.end()) throw std::invalid_argument("unknown packet kind '" + name + "'");
             Kind& k = kinds_[static_cast<size_t>(it - kTypeNames.begin())];
             k.count = v.at(0).get<uint64_t>();
@@ -133,13 +140,15 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
             if (a == "--partial") {
                 partial = v;
             } else if (!parse_table_format(v, format)) {
-                std::fprintf(err, "ringscope ipt summary: --format must be text, json or csv, not '%s'\n", v.c_str());
+                std::fprintf(err, "ringscope ipt summary: --format must be text, json or csv, not '%s'\n",
+                             v.c_str());
                 return 2;
             }
         } else if (a == "--merge") {
             merge = true;
         } else if (!a.empty() && a[0] == '-') {
-            std::fprintf(err, "ringscope ipt summary: unknown or incomplete option '%s'\n%s", a.c_str(), kUsage);
+            std::fprintf(err, "ringscope ipt summary: unknown or incomplete option '%s'\n%s", a.c_str(),
+                         kUsage);
             return 2;
         } else {
             files.push_back(a);
@@ -167,7 +176,8 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
             const PartialResult& p = (*parts)[i];
             PacketSummary part;
             if (Status s = part.load_state(json::parse(p.state_json)); !s) {
-                std::fprintf(err, "ringscope ipt summary: %s\n", Error(s.error()).in_file(files[i]).to_string().c_str());
+                std::fprintf(err, "ringscope ipt summary: %s\n",
+                             Error(s.error()).in_file(files[i]).to_string().c_str());
                 return 2;
             }
             summary.merge(part);
@@ -177,7 +187,8 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
         for (const auto& f : files) {
             auto bytes = TraceBytes::load(f);
             if (!bytes) {
-                std::fprintf(err, "ringscope ipt summary: %s: %s\n", f.c_str(), bytes.error().message().c_str());
+                std::fprintf(err, "ringscope ipt summary: %s: %s\n", f.c_str(),
+                             bytes.error().message().c_str());
                 return 1;
             }
             Config config;
@@ -188,7 +199,8 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
         inputs = files;
     }
     if (!partial.empty()) {
-        PartialResult p{"ipt.summary", {"ipt", "summary"}, {}, std::move(inputs), summary.save_state().dump()};
+        PartialResult p{
+            "ipt.summary", {"ipt", "summary"}, {}, std::move(inputs), summary.save_state().dump()};
         if (Status s = write_partial(partial, p); !s) {
             std::fprintf(err, "ringscope ipt summary: %s\n", s.error().to_string().c_str());
             return 1;
