@@ -3,10 +3,10 @@
 // merge order; the exact fields of the merge also agree with the per-file results added up here.
 // Broken, truncated and mismatched partials give one error line naming the file.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +16,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "tests/robustness/child_process.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -28,14 +30,7 @@ struct Cmd {
 };
 
 std::string read_file(const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-std::string shell_quoted(const std::string& s) {
-    return "'" + s + "'";
+    return ringscope::testing::read_whole(p);
 }
 
 std::string tmpdir(const std::string& name) {
@@ -45,24 +40,23 @@ std::string tmpdir(const std::string& name) {
     return d;
 }
 
-Cmd ringscope(const std::string& args) {
+// `ringscope WORDS... FILES...`: `words` are the command and its options (split at spaces), `files`
+// the paths after them. A crash, a hang or a sanitizer report fails the test.
+Cmd ringscope(const std::string& words, const std::vector<std::string>& files = {}) {
     static int n = 0;
-    std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/stderr." +
-                       std::to_string(::getpid()) + "." + std::to_string(n++);
-    fs::create_directories(fs::path(errf).parent_path());
-    Cmd r;
-    std::string cmd = shell_quoted(std::string(RINGSCOPE_BINARY_DIR) + "/ringscope") + " " + args + " 2>" +
-                      shell_quoted(errf);
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[65536];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, k);
-    int st = pclose(p);
-    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.err = read_file(errf);
-    fs::remove(errf);
-    return r;
+    const std::string base = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/run." +
+                             std::to_string(::getpid()) + "." + std::to_string(n++);
+    fs::create_directories(fs::path(base).parent_path());
+    std::vector<std::string> argv{std::string(RINGSCOPE_BINARY_DIR) + "/ringscope"};
+    std::istringstream split(words);
+    for (std::string w; split >> w;) argv.push_back(w);
+    argv.insert(argv.end(), files.begin(), files.end());
+    auto r = ringscope::testing::run_child(argv, ringscope::testing::sanitizer_env(),
+                                           std::chrono::seconds(300), base + ".out", base + ".err");
+    EXPECT_EQ(r.fault(), "") << words << "\n" << r.err;
+    fs::remove(base + ".out");
+    fs::remove(base + ".err");
+    return {r.exit_code, r.out, r.err};
 }
 
 std::string data(const std::string& rel) {
@@ -73,10 +67,9 @@ const std::vector<std::string> kSchedTraces = {data("traces/basic.dat"), data("t
                                                data("traces/dropped.dat"), data("traces/formats-zstd.dat")};
 const std::vector<std::string> kKvmTraces = {data("kvm/kvm-extra.dat"), data("kvm-agent/host.dat")};
 
-std::string joined(const std::vector<std::string>& files) {
-    std::string s;
-    for (const auto& f : files) s += " " + shell_quoted(f);
-    return s;
+std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
 }
 
 // One partial per file; returns their paths.
@@ -85,7 +78,7 @@ std::vector<std::string> partials(const std::string& command, const std::vector<
     std::vector<std::string> parts;
     for (size_t i = 0; i < files.size(); ++i) {
         std::string part = dir + "/part" + std::to_string(i) + ".json";
-        Cmd r = ringscope(command + " --partial " + shell_quoted(part) + " " + shell_quoted(files[i]));
+        Cmd r = ringscope(command, {"--partial", part, files[i]});
         EXPECT_EQ(r.code, 0) << command << " " << files[i] << ": " << r.err;
         EXPECT_EQ(r.out, "") << "a partial run prints nothing";
         parts.push_back(part);
@@ -99,27 +92,27 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
                                  const std::string& dir) {
     std::vector<std::string> parts = partials(command, files, dir);
     for (const char* format : {"json", "text", "csv"}) {
-        Cmd all = ringscope(command + " --format " + format + joined(files));
+        Cmd all = ringscope(command + " --format " + format, files);
         EXPECT_EQ(all.code, 0) << all.err;
         EXPECT_FALSE(all.out.empty());
-        Cmd merged = ringscope(std::string("merge --format ") + format + joined(parts));
+        Cmd merged = ringscope(std::string("merge --format ") + format, parts);
         EXPECT_EQ(merged.code, 0) << merged.err;
         EXPECT_EQ(merged.out, all.out) << command << " --format " << format;
         std::vector<std::string> reversed(parts.rbegin(), parts.rend());
-        Cmd backwards = ringscope(std::string("merge --format ") + format + joined(reversed));
+        Cmd backwards = ringscope(std::string("merge --format ") + format, reversed);
         EXPECT_EQ(backwards.out, all.out) << command << " --format " << format << ", partials in reverse";
     }
     // A merge of merges: the first half merged into one partial, then with the rest.
     std::string half = dir + "/half.json";
     std::vector<std::string> first(parts.begin(), parts.begin() + static_cast<long>(parts.size() / 2));
-    Cmd m = ringscope("merge --partial " + shell_quoted(half) + joined(first));
+    Cmd m = ringscope("merge", concat({"--partial", half}, first));
     EXPECT_EQ(m.code, 0) << m.err;
     json half_doc = json::parse(read_file(half));
     EXPECT_EQ(half_doc["inputs"].size(), first.size());
     std::vector<std::string> rest{half};
     rest.insert(rest.end(), parts.begin() + static_cast<long>(parts.size() / 2), parts.end());
-    Cmd again = ringscope("merge --format json" + joined(rest));
-    Cmd all = ringscope(command + " --format json" + joined(files));
+    Cmd again = ringscope("merge --format json", rest);
+    Cmd all = ringscope(command + " --format json", files);
     EXPECT_EQ(again.out, all.out) << "merge of a merged partial";
     return json::parse(all.out);
 }
@@ -127,7 +120,7 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
 std::vector<json> one_run_per_file(const std::string& command, const std::vector<std::string>& files) {
     std::vector<json> out;
     for (const auto& f : files) {
-        Cmd r = ringscope(command + " --format json " + shell_quoted(f));
+        Cmd r = ringscope(command + " --format json", {f});
         EXPECT_EQ(r.code, 0) << r.err;
         out.push_back(json::parse(r.out));
     }
@@ -316,30 +309,30 @@ TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
 
     std::string cut = dir + "/cut.json";
     std::ofstream(cut) << whole.substr(0, whole.size() / 2);
-    expect_error(ringscope("merge" + joined({lat[0], cut})), 2, cut + ": offset ", "not a ringscope partial");
-    expect_error(ringscope("sched latency --merge" + joined({lat[0], cut})), 2, cut + ": offset ",
+    expect_error(ringscope("merge", {lat[0], cut}), 2, cut + ": offset ", "not a ringscope partial");
+    expect_error(ringscope("sched latency --merge", {lat[0], cut}), 2, cut + ": offset ",
                  "not a ringscope partial");
 
     std::string empty = dir + "/empty.json";
     std::ofstream(empty) << "";
-    expect_error(ringscope("merge" + joined({empty})), 2, empty, "not a ringscope partial");
+    expect_error(ringscope("merge", {empty}), 2, empty, "not a ringscope partial");
 
     std::string other = dir + "/other.json";
     std::ofstream(other) << R"({"traceEvents": []})";
-    expect_error(ringscope("merge" + joined({lat[0], other})), 2, other, "no \"ringscope_partial\" key");
+    expect_error(ringscope("merge", {lat[0], other}), 2, other, "no \"ringscope_partial\" key");
 
     // A well-formed file whose state does not read.
     json doc = json::parse(whole);
     doc["state"]["overall"]["count"] = "many";
     std::string bad_state = dir + "/bad-state.json";
     std::ofstream(bad_state) << doc.dump();
-    expect_error(ringscope("merge" + joined({lat[0], bad_state})), 2, bad_state, "bad analysis state");
+    expect_error(ringscope("merge", {lat[0], bad_state}), 2, bad_state, "bad analysis state");
     doc = json::parse(whole);
     doc["state"]["overall"]["buckets"] = json::array({json::array({1, 1})});
     std::ofstream(bad_state) << doc.dump();
-    expect_error(ringscope("merge" + joined({bad_state})), 2, bad_state, "do not add up");
+    expect_error(ringscope("merge", {bad_state}), 2, bad_state, "do not add up");
 
-    expect_error(ringscope("merge" + joined({lat[0], dir + "/missing.json"})), 1, dir + "/missing.json",
+    expect_error(ringscope("merge", {lat[0], dir + "/missing.json"}), 1, dir + "/missing.json",
                  "cannot open");
 
     // A partial of an analysis no loaded plugin merges.
@@ -348,7 +341,7 @@ TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
     doc["command"] = json::array({"no-such-command", "x"});
     std::string foreign = dir + "/foreign.json";
     std::ofstream(foreign) << doc.dump();
-    expect_error(ringscope("merge" + joined({foreign})), 2, foreign, "needs the command 'no-such-command'");
+    expect_error(ringscope("merge", {foreign}), 2, foreign, "needs the command 'no-such-command'");
 }
 
 TEST(Merge, MismatchedPartialsAreRefused) {
@@ -357,15 +350,15 @@ TEST(Merge, MismatchedPartialsAreRefused) {
     std::vector<std::string> lat10 =
         partials("sched latency --top 10", {kSchedTraces[1]}, tmpdir("mismatch/b"));
     std::vector<std::string> run = partials("sched runtime", {kSchedTraces[1]}, tmpdir("mismatch/c"));
-    expect_error(ringscope("merge" + joined({lat[0], run[0]})), 2, run[0],
+    expect_error(ringscope("merge", {lat[0], run[0]}), 2, run[0],
                  "analysis 'sched.runtime' does not merge with 'sched.latency'");
-    expect_error(ringscope("merge" + joined({lat[0], lat10[0]})), 2, lat10[0], "parameters {top=10} differ");
+    expect_error(ringscope("merge", {lat[0], lat10[0]}), 2, lat10[0], "parameters {top=10} differ");
     // A command asked to merge another analysis's partials.
-    expect_error(ringscope("sched runtime --merge" + joined({lat[0]})), 2, lat[0], "not of 'sched.runtime'");
-    expect_error(ringscope("kvm exits --merge" + joined({lat[0]})), 2, lat[0], "not of 'kvm.exits'");
-    expect_error(ringscope("ipt summary --merge" + joined({lat[0]})), 2, lat[0], "not of 'ipt.summary'");
+    expect_error(ringscope("sched runtime --merge", {lat[0]}), 2, lat[0], "not of 'sched.runtime'");
+    expect_error(ringscope("kvm exits --merge", {lat[0]}), 2, lat[0], "not of 'kvm.exits'");
+    expect_error(ringscope("ipt summary --merge", {lat[0]}), 2, lat[0], "not of 'ipt.summary'");
     // Parameters come from the partials.
-    Cmd r = ringscope("sched latency --merge --top 4" + joined({lat[0]}));
+    Cmd r = ringscope("sched latency --merge --top 4", {lat[0]});
     EXPECT_EQ(r.code, 2) << r.err;
 }
 
