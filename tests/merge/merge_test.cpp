@@ -24,14 +24,8 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Cmd {
-    int code = -1;
-    std::string out, err;
-};
-
-std::string read_file(const std::string& p) {
-    return ringscope::testing::read_whole(p);
-}
+using Cmd = ringscope::testing::ChildResult;
+using ringscope::testing::read_whole;
 
 std::string tmpdir(const std::string& name) {
     std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/" + name;
@@ -56,7 +50,7 @@ Cmd ringscope(const std::string& words, const std::vector<std::string>& files = 
     EXPECT_EQ(r.fault(), "") << words << "\n" << r.err;
     fs::remove(base + ".out");
     fs::remove(base + ".err");
-    return {r.exit_code, r.out, r.err};
+    return r;
 }
 
 std::string data(const std::string& rel) {
@@ -79,7 +73,7 @@ std::vector<std::string> partials(const std::string& command, const std::vector<
     for (size_t i = 0; i < files.size(); ++i) {
         std::string part = dir + "/part" + std::to_string(i) + ".json";
         Cmd r = ringscope(command, {"--partial", part, files[i]});
-        EXPECT_EQ(r.code, 0) << command << " " << files[i] << ": " << r.err;
+        EXPECT_EQ(r.exit_code, 0) << command << " " << files[i] << ": " << r.err;
         EXPECT_EQ(r.out, "") << "a partial run prints nothing";
         parts.push_back(part);
     }
@@ -93,10 +87,10 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
     std::vector<std::string> parts = partials(command, files, dir);
     for (const char* format : {"json", "text", "csv"}) {
         Cmd all = ringscope(command + " --format " + format, files);
-        EXPECT_EQ(all.code, 0) << all.err;
+        EXPECT_EQ(all.exit_code, 0) << all.err;
         EXPECT_FALSE(all.out.empty());
         Cmd merged = ringscope(std::string("merge --format ") + format, parts);
-        EXPECT_EQ(merged.code, 0) << merged.err;
+        EXPECT_EQ(merged.exit_code, 0) << merged.err;
         EXPECT_EQ(merged.out, all.out) << command << " --format " << format;
         std::vector<std::string> reversed(parts.rbegin(), parts.rend());
         Cmd backwards = ringscope(std::string("merge --format ") + format, reversed);
@@ -106,8 +100,8 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
     std::string half = dir + "/half.json";
     std::vector<std::string> first(parts.begin(), parts.begin() + static_cast<long>(parts.size() / 2));
     Cmd m = ringscope("merge", concat({"--partial", half}, first));
-    EXPECT_EQ(m.code, 0) << m.err;
-    json half_doc = json::parse(read_file(half));
+    EXPECT_EQ(m.exit_code, 0) << m.err;
+    json half_doc = json::parse(read_whole(half));
     EXPECT_EQ(half_doc["inputs"].size(), first.size());
     std::vector<std::string> rest{half};
     rest.insert(rest.end(), parts.begin() + static_cast<long>(parts.size() / 2), parts.end());
@@ -121,7 +115,7 @@ std::vector<json> one_run_per_file(const std::string& command, const std::vector
     std::vector<json> out;
     for (const auto& f : files) {
         Cmd r = ringscope(command + " --format json", {f});
-        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.exit_code, 0) << r.err;
         out.push_back(json::parse(r.out));
     }
     return out;
@@ -236,7 +230,7 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> libipt_packets(const std::s
         "tnt.8",   "tnt.64",  "mode", "pip", "vmcs",   "cbr",   "tsc",  "tma",     "mtc",
         "cyc",     "stop",    "ovf",  "mnt", "exstop", "mwait", "pwre", "pwrx",    "ptw"};
     std::map<std::string, std::pair<uint64_t, uint64_t>> kinds;
-    std::istringstream lines(read_file(data("ipt/" + name + ".libipt.txt")));
+    std::istringstream lines(read_whole(data("ipt/" + name + ".libipt.txt")));
     std::string line;
     while (std::getline(lines, line) && line != "== forward") {
         unsigned type = 0, size = 0;
@@ -283,7 +277,7 @@ TEST(Merge, IptSummary) {
 TEST(Merge, PartialNamesItsAnalysisAndInputs) {
     std::string dir = tmpdir("doc");
     std::vector<std::string> parts = partials("sched timeline --window 5ms", {kSchedTraces[0]}, dir);
-    json doc = json::parse(read_file(parts[0]));
+    json doc = json::parse(read_whole(parts[0]));
     EXPECT_EQ(doc["ringscope_partial"], 1);
     EXPECT_EQ(doc["analysis"], "sched.timeline");
     EXPECT_EQ(doc["command"], json::array({"sched", "timeline"}));
@@ -296,7 +290,7 @@ TEST(Merge, PartialNamesItsAnalysisAndInputs) {
 
 // One line on stderr naming the file, and the exit code.
 void expect_error(const Cmd& r, int code, const std::string& file, const std::string& what) {
-    EXPECT_EQ(r.code, code) << r.err;
+    EXPECT_EQ(r.exit_code, code) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(file), std::string::npos) << r.err;
     EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
@@ -305,7 +299,7 @@ void expect_error(const Cmd& r, int code, const std::string& file, const std::st
 TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
     std::string dir = tmpdir("broken");
     std::vector<std::string> lat = partials("sched latency", {kSchedTraces[0], kSchedTraces[1]}, dir);
-    std::string whole = read_file(lat[1]);
+    std::string whole = read_whole(lat[1]);
 
     std::string cut = dir + "/cut.json";
     std::ofstream(cut) << whole.substr(0, whole.size() / 2);
@@ -359,7 +353,7 @@ TEST(Merge, MismatchedPartialsAreRefused) {
     expect_error(ringscope("ipt summary --merge", {lat[0]}), 2, lat[0], "not of 'ipt.summary'");
     // Parameters come from the partials.
     Cmd r = ringscope("sched latency --merge --top 4", {lat[0]});
-    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
 }  // namespace
