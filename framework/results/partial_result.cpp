@@ -46,7 +46,10 @@ Status write_partial(const std::string& path, const PartialResult& partial) {
                 {"params", partial.params},
                 {"inputs", partial.inputs},
                 {"state", std::move(state)}};
-    return sinks::write_file_atomically(path, doc.dump() + "\n");
+    Status s = sinks::write_file_atomically(path, doc.dump() + "\n");
+    // The error names the temporary file; the user named the partial.
+    if (!s) return Error(s.error().code(), "cannot write: " + s.error().message()).in_file(path);
+    return s;
 }
 
 Expected<PartialResult> read_partial(const std::string& path) {

@@ -329,6 +329,11 @@ TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
     expect_error(ringscope("merge", {lat[0], dir + "/missing.json"}), 1, dir + "/missing.json",
                  "cannot open");
 
+    // A partial that cannot be written.
+    const std::string unwritable = dir + "/no/such/folder/p.json";
+    expect_error(ringscope("sched latency", {"--partial", unwritable, kSchedTraces[0]}), 1, unwritable,
+                 "cannot write");
+
     // A partial of an analysis no loaded plugin merges.
     doc = json::parse(whole);
     doc["analysis"] = "other.analysis";
