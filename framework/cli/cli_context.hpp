@@ -48,5 +48,6 @@ int run_stream(CliContext& ctx, const std::vector<std::string>& args);
 int run_run(CliContext& ctx, const std::vector<std::string>& args);
 int run_sql(CliContext& ctx, const std::vector<std::string>& args);
 int run_export(CliContext& ctx, const std::vector<std::string>& args);
+int run_merge(CliContext& ctx, const std::vector<std::string>& args);
 
 }  // namespace ringscope::cli

@@ -43,7 +43,8 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
                             {"handlers", handlers},
                             {"resolvers", p.resolvers},
                             {"commands", p.commands},
-                            {"report_options", p.report_options}});
+                            {"report_options", p.report_options},
+                            {"analyses", p.analyses}});
         }
         std::cout << nlohmann::json{{"plugins", list}, {"errors", host.diagnostics()}}.dump(2) << "\n";
         return kExitOk;
@@ -59,6 +60,7 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
         for (const auto& r : p.resolvers) std::cout << "  resolver  " << r << "\n";
         for (const auto& c : p.commands) std::cout << "  command   " << c << "\n";
         for (const auto& o : p.report_options) std::cout << "  report    " << o << "\n";
+        for (const auto& a : p.analyses) std::cout << "  analysis  " << a << "\n";
     }
     if (host.plugins().empty()) std::cout << "no plugins loaded\n";
     return kExitOk;

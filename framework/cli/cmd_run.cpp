@@ -161,6 +161,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     for (const auto& f : cfg.filters) filters.push_back(f.text);
     {
         load_plugins(cfg, ctx, host, errors);
+        catalog.add_registered(host);
         catalog.add_command_backed(host);
         config::resolve_analyses(cfg, catalog, errors);
         for (const auto& r : host.resolvers()) resolvers.add(r.domain, r.resolver);

@@ -61,6 +61,15 @@ void AnalysisCatalog::add(CatalogEntry entry) {
     entries_.push_back(std::move(entry));
 }
 
+void AnalysisCatalog::add_registered(const plugin::PluginHost& host) {
+    for (const auto& a : host.analyses()) {
+        CatalogEntry e;
+        e.plugin = a.plugin;
+        e.spec = a.spec;
+        add(std::move(e));
+    }
+}
+
 void AnalysisCatalog::add_command_backed(const plugin::PluginHost& host) {
     auto declare = [&](std::string plugin, std::string name, std::string doc, std::string command,
                        std::vector<std::string> args, std::vector<AnalysisParam> params,

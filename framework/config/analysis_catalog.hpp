@@ -37,6 +37,9 @@ struct AnalysisResult {
 class AnalysisCatalog {
   public:
     void add(CatalogEntry entry);
+    // The analyses plugins registered with add_analysis; add them before the command-backed ones so
+    // a plugin's own spec wins over a built-in declaration of the same name.
+    void add_registered(const plugin::PluginHost& host);
     // Declares the command-backed analyses whose commands `host` has loaded.
     void add_command_backed(const plugin::PluginHost& host);
 

@@ -31,12 +31,16 @@ public:
         if (option.factory && (!option.long_name.empty() || option.short_name))
             report_options.push_back(std::move(option));
     }
+    void add_analysis(AnalysisSpec spec) override {
+        if (spec.create && !spec.name.empty()) analyses.push_back(std::move(spec));
+    }
 
     std::vector<std::shared_ptr<Decoder>> decoders;
     std::vector<HandlerFactory> handlers;
     std::vector<std::pair<std::string, std::shared_ptr<const SymbolResolver>>> resolvers;
     std::vector<Command> commands;
     std::vector<ReportOption> report_options;
+    std::vector<AnalysisSpec> analyses;
 };
 
 std::string what_of(const std::exception_ptr& e) {
@@ -67,6 +71,7 @@ PluginHost::~PluginHost() {
     // Objects made by plugin code go before the code itself is unmapped.
     report_options_.clear();
     decoders_.clear();
+    analyses_.clear();
     commands_.clear();
     resolvers_.clear();
     handlers_.clear();
@@ -155,6 +160,15 @@ bool PluginHost::load_file(const std::string& path) {
                         " that plugin '" + other.plugin + "' has");
         }
     }
+    for (const auto& a : staged.analyses) {
+        for (const auto& other : analyses_) {
+            if (other.spec.name != a.name) continue;
+            staged = StagingRegistry();
+            instance.reset();
+            return fail("plugin '" + name + "' adds an analysis '" + a.name + "' that plugin '" +
+                        other.plugin + "' has");
+        }
+    }
 
     LoadedPlugin info;
     info.name = name;
@@ -189,6 +203,10 @@ bool PluginHost::load_file(const std::string& path) {
     for (auto& o : staged.report_options) {
         info.report_options.push_back(report_option_spelling(o));
         report_options_.push_back({name, std::move(o)});
+    }
+    for (auto& a : staged.analyses) {
+        info.analyses.push_back(a.name);
+        analyses_.push_back({name, std::move(a)});
     }
     plugins_.push_back(std::move(info));
     instances_.push_back(std::move(instance));

@@ -22,6 +22,7 @@ struct LoadedPlugin {
     std::vector<std::string> resolvers;  // "domain: description"
     std::vector<std::string> commands;
     std::vector<std::string> report_options;  // "-w", "--profile"
+    std::vector<std::string> analyses;
 };
 
 struct RegisteredHandler {
@@ -47,6 +48,11 @@ struct RegisteredReportOption {
 
 // How a report option is written on the command line: "-w", "--profile", "-w/--wakeup".
 std::string report_option_spelling(const ReportOption& option);
+
+struct RegisteredAnalysis {
+    std::string plugin;
+    AnalysisSpec spec;
+};
 
 struct RegisteredDecoder {
     std::string plugin;
@@ -74,6 +80,7 @@ public:
     const std::vector<RegisteredCommand>& commands() const noexcept { return commands_; }
     const std::vector<RegisteredDecoder>& decoders() const noexcept { return decoders_; }
     const std::vector<RegisteredReportOption>& report_options() const noexcept { return report_options_; }
+    const std::vector<RegisteredAnalysis>& analyses() const noexcept { return analyses_; }
     const Command* find_command(std::string_view name) const;
 
 private:
@@ -86,6 +93,7 @@ private:
     std::vector<RegisteredCommand> commands_;
     std::vector<RegisteredDecoder> decoders_;
     std::vector<RegisteredReportOption> report_options_;
+    std::vector<RegisteredAnalysis> analyses_;
     std::vector<std::string> diagnostics_;
 };
 

@@ -2,7 +2,11 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
+#include <nlohmann/json.hpp>
+
+#include <ringscope/partial_result.hpp>
 #include <ringscope/trace.hpp>
 
 #include "kvm_exits.hpp"
@@ -11,14 +15,94 @@ namespace ringscope::kvm {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ringscope kvm exits [--format text|json|csv] [--top N] FILE [GUEST_FILE...]\n"
+    "usage: ringscope kvm exits [--format text|json|csv] [--top N] [--partial OUT.json] FILE "
+    "[GUEST_FILE...]\n"
+    "       ringscope kvm exits --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "  per exit reason and per vCPU: count, share, exit-to-entry time (min/mean/p50/p99/max);\n"
-    "  per reason the guest functions with the most exits (--top N, default 5)\n";
+    "  per reason the guest functions with the most exits (--top N, default 5)\n"
+    "  --partial: write the mergeable state instead of printing; --merge: print (or write) what one\n"
+    "  run over all the partials' inputs gives\n";
 
 int usage(CommandEnv& env, const std::string& msg) {
     if (!msg.empty()) std::fprintf(env.err(), "ringscope kvm: %s\n", msg.c_str());
     std::fputs(kUsage, env.err());
     return 2;
+}
+
+int fail(CommandEnv& env, const Error& e, int code) {
+    std::fprintf(env.err(), "ringscope kvm: %s\n", e.to_string().c_str());
+    return code;
+}
+
+// The merge of the partial results `paths` into `analysis` (made with the partials' --top).
+int merge_partials(const std::vector<std::string>& paths, std::unique_ptr<KvmExitsAnalysis>& analysis,
+                   std::vector<std::string>& inputs, CommandEnv& env) {
+    auto parts = read_partials(paths);
+    if (!parts) return fail(env, parts.error(), parts.error().code() == Errc::io ? 1 : 2);
+    // read_partials checked that all name the analysis and params of the first.
+    const PartialResult& first = parts->front();
+    if (first.analysis != "kvm.exits" || first.command != std::vector<std::string>{"kvm", "exits"})
+        return fail(
+            env,
+            Error(Errc::invalid_argument, "a partial result of '" + first.analysis + "', not of 'kvm.exits'")
+                .in_file(paths.front()),
+            2);
+    const auto& params = first.params;
+    auto top = params.find("top");
+    char* end = nullptr;
+    unsigned long n = top == params.end() ? 0 : std::strtoul(top->second.c_str(), &end, 10);
+    if (params.size() != 1 || n == 0 || *end)
+        return fail(
+            env, Error(Errc::invalid_argument, "parameters do not fit kvm exits").in_file(paths.front()), 2);
+    analysis = std::make_unique<KvmExitsAnalysis>(KvmExitsOptions{n});
+    for (size_t i = 0; i < parts->size(); ++i) {
+        const PartialResult& p = (*parts)[i];
+        KvmExitsAnalysis part(KvmExitsOptions{n});
+        if (Status s = part.load_state(nlohmann::json::parse(p.state_json)); !s)
+            return fail(env, Error(s.error()).in_file(paths[i]), 2);
+        analysis->merge(part);
+        inputs.insert(inputs.end(), p.inputs.begin(), p.inputs.end());
+    }
+    return 0;
+}
+
+// One run over `files` (a host file first, its guests after: merged in time order). `traces` outlive
+// the analysis's use: the guest function names it counts belong to their symbols.
+int run_exits(const std::vector<std::string>& files, KvmExitsOptions opts, std::vector<Trace>& traces,
+              std::unique_ptr<KvmExitsAnalysis>& result, CommandEnv& env) {
+    TraceOpenOptions open_opts;
+    open_opts.resolvers = &env.resolvers();
+    traces.reserve(files.size());
+    for (const auto& f : files) {
+        auto t = Trace::open(f, open_opts);
+        if (!t) {
+            std::fprintf(env.err(), "ringscope kvm: %s\n", t.error().to_string().c_str());
+            return 1;
+        }
+        traces.push_back(std::move(t).value());
+    }
+
+    result = std::make_unique<KvmExitsAnalysis>(opts);
+    KvmExitsAnalysis& analysis = *result;
+    analysis.begin(traces.front().context());
+    auto feed = [&](Trace& t, const Event& ev, int) {
+        if (ev.system() == "kvm" && (ev.name() == "kvm_exit" || ev.name() == "kvm_entry"))
+            analysis.on_input_event(static_cast<size_t>(&t - traces.data()), ev);
+        return 0;
+    };
+    if (traces.size() == 1) {
+        traces.front().iterate(feed);
+    } else {
+        std::vector<Trace*> ptrs;
+        for (auto& t : traces) ptrs.push_back(&t);
+        Trace::iterate_multi(ptrs, feed);
+    }
+    for (const auto& t : traces)
+        if (!t.status()) {
+            std::fprintf(env.err(), "ringscope kvm: %s\n", t.status().error().to_string().c_str());
+            return 1;
+        }
+    return 0;
 }
 
 }  // namespace
@@ -35,6 +119,8 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
 
     TableFormat format = TableFormat::text;
     KvmExitsOptions opts;
+    bool top_set = false, merge = false;
+    std::string partial;
     std::vector<std::string> files;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -62,46 +148,39 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
             if (v.empty() || *end || n == 0 || n > 1000000)
                 return usage(env, "--top: '" + v + "' is not a count");
             opts.top_functions = n;
+            top_set = true;
+        } else if (value("--partial", v)) {
+            partial = v;
+        } else if (a == "--merge") {
+            merge = true;
         } else if (a.size() > 1 && a[0] == '-') {
             return usage(env, "unknown or incomplete option '" + a + "'");
         } else {
             files.push_back(a);
         }
     }
-    if (files.empty()) return usage(env, "no trace file");
+    if (files.empty()) return usage(env, merge ? "no partial result" : "no trace file");
+    if (merge && top_set) return usage(env, "--merge takes --top from the partials");
 
-    TraceOpenOptions open_opts;
-    open_opts.resolvers = &env.resolvers();
     std::vector<Trace> traces;
-    traces.reserve(files.size());
-    for (const auto& f : files) {
-        auto t = Trace::open(f, open_opts);
-        if (!t) {
-            std::fprintf(env.err(), "ringscope kvm: %s\n", t.error().to_string().c_str());
-            return 1;
-        }
-        traces.push_back(std::move(t).value());
+    std::unique_ptr<KvmExitsAnalysis> merged;
+    std::vector<std::string> inputs = files;
+    if (merge) {
+        inputs.clear();
+        if (int rc = merge_partials(files, merged, inputs, env)) return rc;
+    } else if (int rc = run_exits(files, opts, traces, merged, env)) {
+        return rc;
     }
-
-    KvmExitsAnalysis analysis(opts);
-    analysis.begin(traces.front().context());
-    auto feed = [&](Trace&, const Event& ev, int) {
-        if (ev.system() == "kvm" && (ev.name() == "kvm_exit" || ev.name() == "kvm_entry"))
-            analysis.on_event(ev);
+    KvmExitsAnalysis& analysis = *merged;
+    if (!partial.empty()) {
+        PartialResult p{"kvm.exits",
+                        {"kvm", "exits"},
+                        {{"top", std::to_string(analysis.top_functions())}},
+                        std::move(inputs),
+                        analysis.save_state().dump()};
+        if (Status s = write_partial(partial, p); !s) return fail(env, s.error(), 1);
         return 0;
-    };
-    if (traces.size() == 1) {
-        traces.front().iterate(feed);
-    } else {
-        std::vector<Trace*> ptrs;
-        for (auto& t : traces) ptrs.push_back(&t);
-        Trace::iterate_multi(ptrs, feed);
     }
-    for (const auto& t : traces)
-        if (!t.status()) {
-            std::fprintf(env.err(), "ringscope kvm: %s\n", t.status().error().to_string().c_str());
-            return 1;
-        }
     TableCollector tables;
     analysis.end(tables);
     write_tables(env.out(), tables.tables, format);  // the SDK's renderer, as the other analyses

@@ -21,10 +21,16 @@ uint64_t nearest_rank(const std::vector<uint64_t>& sorted, unsigned p) {
 }  // namespace
 
 void KvmExitsAnalysis::begin(const TraceContext&) {
+    reset();
+}
+
+void KvmExitsAnalysis::reset() {
     types_.clear();
     reason_by_key_.clear();
     reasons_.clear();
     vcpus_.clear();
+    pending_.clear();
+    names_.clear();
     guest_.reset();
     total_exits_ = 0;
 }
@@ -44,36 +50,55 @@ const KvmExitsAnalysis::TypeInfo& KvmExitsAnalysis::info(const EventType& type) 
     return types_.emplace(&type, std::move(ti)).first->second;
 }
 
-size_t KvmExitsAnalysis::reason_index(const TypeInfo& ti, uint64_t isa, uint64_t value) {
-    uint64_t key = (isa << 32) | (value & 0xffffffffu);
-    auto it = reason_by_key_.find(key);
+namespace {
+uint64_t reason_key(uint64_t isa, uint64_t value) {
+    return (isa << 32) | (value & 0xffffffffu);
+}
+}  // namespace
+
+size_t KvmExitsAnalysis::add_reason(std::string name, uint64_t isa, uint64_t value) {
+    auto it = reason_by_key_.find(reason_key(isa, value));
     if (it != reason_by_key_.end()) return it->second;
-    scratch_.clear();
-    ti.names.append(isa, value, scratch_);
     Reason r;
-    r.name = std::string(scratch_.view());
+    r.name = std::move(name);
     r.isa = isa;
     r.value = value;
     reasons_.push_back(std::move(r));
-    reason_by_key_.emplace(key, reasons_.size() - 1);
+    reason_by_key_.emplace(reason_key(isa, value), reasons_.size() - 1);
     return reasons_.size() - 1;
 }
 
-void KvmExitsAnalysis::on_event(const Event& ev) {
+size_t KvmExitsAnalysis::reason_index(const TypeInfo& ti, uint64_t isa, uint64_t value) {
+    auto it = reason_by_key_.find(reason_key(isa, value));
+    if (it != reason_by_key_.end()) return it->second;
+    scratch_.clear();
+    ti.names.append(isa, value, scratch_);
+    return add_reason(std::string(scratch_.view()), isa, value);
+}
+
+void KvmExitsAnalysis::set_vcpu(Vcpu& v, int64_t vcpu, uint64_t ts) {
+    if (v.vcpu >= 0 && (ts < v.vcpu_ts || (ts == v.vcpu_ts && vcpu <= v.vcpu))) return;
+    v.vcpu = vcpu;
+    v.vcpu_ts = ts;
+}
+
+void KvmExitsAnalysis::on_input_event(size_t input, const Event& ev) {
     const TypeInfo& ti = info(ev.type());
     Vcpu& v = vcpus_[ev.pid()];
     v.pid = ev.pid();
     uint64_t vcpu_id = 0;
-    if (ti.vcpu.get(ev, vcpu_id, nullptr)) v.vcpu = static_cast<int64_t>(vcpu_id);
+    if (ti.vcpu.get(ev, vcpu_id, nullptr)) set_vcpu(v, static_cast<int64_t>(vcpu_id), ev.timestamp());
+    const uint64_t pending_key = (static_cast<uint64_t>(input) << 32) | static_cast<uint32_t>(ev.pid());
 
     if (!ti.is_exit) {
-        if (v.pending && ev.timestamp() >= v.pending_ts) {
-            uint64_t ns = ev.timestamp() - v.pending_ts;
-            reasons_[v.pending_reason].d.ns.push_back(ns);
+        auto p = pending_.find(pending_key);
+        if (p != pending_.end() && ev.timestamp() >= p->second.ts) {
+            uint64_t ns = ev.timestamp() - p->second.ts;
+            reasons_[p->second.reason].d.ns.push_back(ns);
             v.d.ns.push_back(ns);
-            v.by_reason[v.pending_reason].ns.push_back(ns);
+            v.by_reason[p->second.reason].ns.push_back(ns);
         }
-        v.pending = false;
+        if (p != pending_.end()) pending_.erase(p);
         return;
     }
     uint64_t value = 0, isa = kIsaVmx, rip = 0;
@@ -85,9 +110,7 @@ void KvmExitsAnalysis::on_event(const Event& ev) {
     ++reason.d.count;
     ++v.d.count;
     ++v.by_reason[r].count;
-    v.pending = true;
-    v.pending_ts = ev.timestamp();
-    v.pending_reason = r;
+    pending_[pending_key] = Pending{ev.timestamp(), r};
     std::string_view func = kUnresolved;
     if (ti.rip.get(ev, rip, nullptr))
         if (auto sym = guest_.lookup(ev, rip)) func = sym->name;

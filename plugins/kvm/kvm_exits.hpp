@@ -6,13 +6,21 @@
 // handling the exit); an exit with no entry after it counts but has no time. Percentiles are
 // nearest-rank over all times of the group. Guest functions come from the resolver service like
 // the printer's (guest_functions.hpp); unresolved addresses are counted as "[unresolved]".
+//
+// Several inputs are shards: an exit waits for its entry within its own input, while the counts and
+// times add up across inputs (reasons by ISA and code, vCPUs by host thread). The state is exact
+// (every time is kept), so merged partial results give what one run over all the inputs gives.
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <ringscope/error.hpp>
 #include <ringscope/handler.hpp>
 
 #include "exit_reasons.hpp"
@@ -34,11 +42,18 @@ class KvmExitsAnalysis final : public EventHandler {
         return {{"kvm", "kvm_exit"}, {"kvm", "kvm_entry"}};
     }
     void begin(const TraceContext& ctx) override;
-    void on_event(const Event& ev) override;
+    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    // An event of input number `input` (the file it comes from).
+    void on_input_event(size_t input, const Event& ev);
     // Tables "kvm.exits.reasons", "kvm.exits.vcpus", "kvm.exits.vcpu_reasons", "kvm.exits.functions".
     void end(ResultSink& sink) override;
 
     uint64_t exits() const noexcept { return total_exits_; }
+    size_t top_functions() const noexcept { return opts_.top_functions; }
+
+    void merge(const KvmExitsAnalysis& other);
+    nlohmann::json save_state() const;
+    Status load_state(const nlohmann::json& state);
 
   private:
     struct TypeInfo {
@@ -58,17 +73,23 @@ class KvmExitsAnalysis final : public EventHandler {
     };
     struct Vcpu {
         int pid = -1;
-        int64_t vcpu = -1;
+        int64_t vcpu = -1;  // the vcpu_id seen last (the larger on a tie)
+        uint64_t vcpu_ts = 0;
         Durations d;
         std::unordered_map<size_t, Durations> by_reason;
-        // The exit waiting for its entry.
-        bool pending = false;
-        uint64_t pending_ts = 0;
-        size_t pending_reason = 0;
+    };
+    // The exit of a host thread of one input waiting for its entry.
+    struct Pending {
+        uint64_t ts = 0;
+        size_t reason = 0;
     };
 
+    void reset();
     const TypeInfo& info(const EventType& type);
     size_t reason_index(const TypeInfo& ti, uint64_t isa, uint64_t value);
+    size_t add_reason(std::string name, uint64_t isa, uint64_t value);
+    void set_vcpu(Vcpu& v, int64_t vcpu, uint64_t ts);
+    std::string_view own(std::string_view name);
     static void add_stats(std::vector<Cell>& row, Durations& d);
 
     KvmExitsOptions opts_;
@@ -76,6 +97,8 @@ class KvmExitsAnalysis final : public EventHandler {
     std::unordered_map<uint64_t, size_t> reason_by_key_;  // isa << 32 | value
     std::vector<Reason> reasons_;
     std::unordered_map<int, Vcpu> vcpus_;
+    std::unordered_map<uint64_t, Pending> pending_;  // by input << 32 | pid
+    std::set<std::string, std::less<>> names_;       // function names of merged states
     GuestFunctions guest_;
     TextBuffer scratch_;
     uint64_t total_exits_ = 0;

@@ -1,6 +1,7 @@
 #include "sched_analyses.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "task_state.hpp"
 
@@ -17,25 +18,28 @@ const LatencyAnalysis::Handles& LatencyAnalysis::handles(const EventType& t) {
 
 void LatencyAnalysis::add_worst(Wakeup w) {
     if (top_ == 0) return;
+    // A total order, so the worst N of merged shards are those of one run whatever the merge order.
     auto by_latency = [](const Wakeup& a, const Wakeup& b) {
-        return a.latency_ns != b.latency_ns ? a.latency_ns > b.latency_ns : a.switch_ts < b.switch_ts;
+        if (a.latency_ns != b.latency_ns) return a.latency_ns > b.latency_ns;
+        return std::tie(a.switch_ts, a.wakeup_ts, a.cpu, a.pid, a.comm) <
+               std::tie(b.switch_ts, b.wakeup_ts, b.cpu, b.pid, b.comm);
     };
     if (worst_.size() == top_ && !by_latency(w, worst_.back())) return;
     worst_.insert(std::upper_bound(worst_.begin(), worst_.end(), w, by_latency), std::move(w));
     if (worst_.size() > top_) worst_.pop_back();
 }
 
-void LatencyAnalysis::on_event(const Event& ev) {
+void LatencyAnalysis::on_input_event(size_t input, const Event& ev) {
     const Handles& h = handles(ev.type());
     if (ev.name() == "sched_switch") {
         if (!h.next_pid) return;
         int pid = static_cast<int>(ev.i64(h.next_pid));
-        auto it = pending_.find(pid);
+        auto it = pending_.find(input_key(input, pid));
         if (it == pending_.end()) return;
         uint64_t lat = ev.timestamp() >= it->second.ts ? ev.timestamp() - it->second.ts : 0;
         std::string comm(ev.str(h.next_comm));
         Task& task = tasks_[pid];
-        task.comm = comm;
+        task.name.update(comm, ev.timestamp());
         task.hist.add(lat);
         overall_.add(lat);
         add_worst({lat, it->second.ts, ev.timestamp(), ev.cpu(), pid, std::move(comm)});
@@ -44,14 +48,14 @@ void LatencyAnalysis::on_event(const Event& ev) {
     }
     if (!h.pid) return;
     int pid = static_cast<int>(ev.i64(h.pid));
-    pending_.try_emplace(pid, Pending{ev.timestamp(), ev.cpu()});
+    pending_.try_emplace(input_key(input, pid), Pending{ev.timestamp(), ev.cpu()});
 }
 
 void LatencyAnalysis::merge(const LatencyAnalysis& other) {
     overall_.merge(other.overall_);
     for (const auto& [pid, t] : other.tasks_) {
         Task& mine = tasks_[pid];
-        if (mine.comm.empty()) mine.comm = t.comm;
+        mine.name.merge(t.name);
         mine.hist.merge(t.hist);
     }
     for (const auto& w : other.worst_) add_worst(w);
@@ -76,7 +80,7 @@ void LatencyAnalysis::end(ResultSink& sink) {
     ResultTable tasks{"sched.latency.tasks", {"pid", "comm"}, {}};
     tasks.columns.insert(tasks.columns.end(), kStatColumns.begin(), kStatColumns.end());
     for (const auto& [pid, t] : tasks_) {
-        std::vector<Cell> row{Cell{int64_t{pid}}, Cell{t.comm}};
+        std::vector<Cell> row{Cell{int64_t{pid}}, Cell{t.name.comm}};
         auto s = stats_cells(t.hist);
         row.insert(row.end(), s.begin(), s.end());
         tasks.rows.push_back(std::move(row));
@@ -109,25 +113,26 @@ void LatencyAnalysis::end(ResultSink& sink) {
 
 // ---- runtime ---------------------------------------------------------------------------------
 
-void RuntimeAnalysis::close_all() {
-    for (auto& [cpu, r] : running_) {
-        if (r.pid < 0) continue;
-        uint64_t d = last_ts_ - r.since;
-        tasks_[r.pid].runtime_ns += d;
-        if (r.pid != 0) cpus_[cpu].busy_ns += d;
-        r.since = last_ts_;
+void RuntimeAnalysis::finish() {
+    for (Input& in : inputs_) {
+        for (auto& [cpu, r] : in.running) {
+            if (r.pid < 0) continue;
+            uint64_t d = in.span.last - r.since;
+            tasks_[r.pid].runtime_ns += d;
+            if (r.pid != 0) cpus_[cpu].busy_ns += d;
+            r.since = in.span.last;
+        }
     }
 }
 
-void RuntimeAnalysis::on_event(const Event& ev) {
-    if (!seen_) {
-        seen_ = true;
-        first_ts_ = ev.timestamp();
-    }
-    last_ts_ = ev.timestamp();
+void RuntimeAnalysis::on_input_event(size_t input, const Event& ev) {
+    if (input >= inputs_.size()) inputs_.resize(input + 1);
+    Input& in = inputs_[input];
+    in.span.see(ev.timestamp());
+    span_.see(ev.timestamp());
     if (ev.system() != "sched") return;
     if (ev.name() == "sched_migrate_task") {
-        migrate_events_ = true;
+        in.migrate_events = true;
         if (auto pid = ev.integer("pid")) ++tasks_[static_cast<int>(*pid)].migrations;
         return;
     }
@@ -135,12 +140,12 @@ void RuntimeAnalysis::on_event(const Event& ev) {
     const int cpu = ev.cpu();
     const int prev = static_cast<int>(ev.integer("prev_pid").value_or(-1));
     const int next = static_cast<int>(ev.integer("next_pid").value_or(-1));
-    Running& r = running_[cpu];
-    // The task that ran since the last switch on this CPU (or since the trace began).
-    uint64_t since = r.pid >= 0 ? r.since : first_ts_;
+    Running& r = in.running[cpu];
+    // The task that ran since the last switch on this CPU (or since the input began).
+    uint64_t since = r.pid >= 0 ? r.since : in.span.first;
     uint64_t d = ev.timestamp() - since;
     Task& p = tasks_[prev];
-    if (p.comm.empty()) p.comm = std::string(ev.str("prev_comm").value_or(""));
+    p.name.update(ev.str("prev_comm").value_or(""), ev.timestamp());
     p.runtime_ns += d;
     if (prev != 0) cpus_[cpu].busy_ns += d;
     ++cpus_[cpu].switches;
@@ -153,16 +158,34 @@ void RuntimeAnalysis::on_event(const Event& ev) {
         ++p.voluntary;
 
     Task& n = tasks_[next];
-    n.comm = std::string(ev.str("next_comm").value_or(""));
-    if (!migrate_events_ && next != 0 && n.last_cpu >= 0 && n.last_cpu != cpu) ++n.migrations;
-    n.last_cpu = cpu;
+    n.name.update(ev.str("next_comm").value_or(""), ev.timestamp());
+    auto [last, first_run] = in.last_cpu.try_emplace(next, cpu);
+    if (!in.migrate_events && next != 0 && !first_run && last->second != cpu) ++n.migrations;
+    last->second = cpu;
     r.pid = next;
     r.since = ev.timestamp();
 }
 
+void RuntimeAnalysis::merge(const RuntimeAnalysis& other) {
+    span_.merge(other.span_);
+    for (const auto& [pid, t] : other.tasks_) {
+        Task& mine = tasks_[pid];
+        mine.name.merge(t.name);
+        mine.runtime_ns += t.runtime_ns;
+        mine.switches += t.switches;
+        mine.voluntary += t.voluntary;
+        mine.preempted += t.preempted;
+        mine.migrations += t.migrations;
+    }
+    for (const auto& [cpu, c] : other.cpus_) {
+        cpus_[cpu].busy_ns += c.busy_ns;
+        cpus_[cpu].switches += c.switches;
+    }
+}
+
 void RuntimeAnalysis::end(ResultSink& sink) {
-    close_all();
-    const double span = last_ts_ > first_ts_ ? static_cast<double>(last_ts_ - first_ts_) : 1.0;
+    finish();
+    const double span = span_.last > span_.first ? static_cast<double>(span_.last - span_.first) : 1.0;
     ResultTable tasks{"sched.runtime.tasks",
                       {"pid", "comm", "runtime_ns", "share", "switches", "voluntary", "preempted", "migrations"},
                       {}};
@@ -171,9 +194,9 @@ void RuntimeAnalysis::end(ResultSink& sink) {
     std::stable_sort(order.begin(), order.end(),
                      [](const auto& a, const auto& b) { return a.second->runtime_ns > b.second->runtime_ns; });
     for (const auto& [pid, t] : order) {
-        tasks.rows.push_back({Cell{int64_t{pid}}, Cell{t->comm}, Cell{t->runtime_ns},
-                              Cell{static_cast<double>(t->runtime_ns) / span}, Cell{t->switches}, Cell{t->voluntary},
-                              Cell{t->preempted}, Cell{t->migrations}});
+        tasks.rows.push_back({Cell{int64_t{pid}}, Cell{t->name.comm}, Cell{t->runtime_ns},
+                              Cell{static_cast<double>(t->runtime_ns) / span}, Cell{t->switches},
+                              Cell{t->voluntary}, Cell{t->preempted}, Cell{t->migrations}});
     }
     sink.add_table(std::move(tasks));
     ResultTable cpus{"sched.runtime.cpus", {"cpu", "busy_ns", "busy_share", "switches"}, {}};
@@ -186,49 +209,76 @@ void RuntimeAnalysis::end(ResultSink& sink) {
 // ---- timeline --------------------------------------------------------------------------------
 
 void TimelineAnalysis::add_busy(int cpu, uint64_t from, uint64_t to) {
-    auto& v = busy_[cpu];
+    auto& windows = busy_[cpu];
     while (from < to) {
-        uint64_t w = (from - first_ts_) / window_;
-        uint64_t wend = first_ts_ + (w + 1) * window_;
-        uint64_t upto = std::min(to, wend);
-        if (v.size() <= w) v.resize(w + 1, 0);
-        v[w] += upto - from;
+        uint64_t w = from / window_;
+        uint64_t upto = std::min(to, (w + 1) * window_);
+        windows[w] += upto - from;
         from = upto;
     }
 }
 
-void TimelineAnalysis::on_event(const Event& ev) {
-    if (!seen_) {
-        seen_ = true;
-        first_ts_ = ev.timestamp();
-    }
-    last_ts_ = ev.timestamp();
+void TimelineAnalysis::on_input_event(size_t input, const Event& ev) {
+    if (input >= inputs_.size()) inputs_.resize(input + 1);
+    Input& in = inputs_[input];
+    in.span.see(ev.timestamp());
     if (ev.name() != "sched_switch" || ev.system() != "sched") return;
     const int cpu = ev.cpu();
     const int prev = static_cast<int>(ev.integer("prev_pid").value_or(0));
     const int next = static_cast<int>(ev.integer("next_pid").value_or(0));
-    auto it = state_.find(cpu);
-    // Before the first switch on a CPU, what ran is the switch's prev task since the trace began.
-    bool busy = it != state_.end() ? it->second.first : prev != 0;
-    uint64_t since = it != state_.end() ? it->second.second : first_ts_;
+    auto it = in.state.find(cpu);
+    // Before the first switch on a CPU, what ran is the switch's prev task since the input began.
+    bool busy = it != in.state.end() ? it->second.first : prev != 0;
+    uint64_t since = it != in.state.end() ? it->second.second : in.span.first;
     if (busy) add_busy(cpu, since, ev.timestamp());
-    state_[cpu] = {next != 0, ev.timestamp()};
+    in.state[cpu] = {next != 0, ev.timestamp()};
+}
+
+void TimelineAnalysis::finish() {
+    for (Input& in : inputs_) {
+        if (!in.span.seen) continue;
+        for (auto& [cpu, st] : in.state)
+            if (st.first) add_busy(cpu, st.second, in.span.last);
+        spans_.emplace_back(in.span.first, in.span.last);
+    }
+    inputs_.clear();
+}
+
+void TimelineAnalysis::merge(const TimelineAnalysis& other) {
+    spans_.insert(spans_.end(), other.spans_.begin(), other.spans_.end());
+    for (const auto& [cpu, windows] : other.busy_) {
+        auto& mine = busy_[cpu];
+        for (const auto& [w, ns] : windows) mine[w] += ns;
+    }
 }
 
 void TimelineAnalysis::end(ResultSink& sink) {
-    for (auto& [cpu, st] : state_)
-        if (st.first) add_busy(cpu, st.second, last_ts_);
-    const uint64_t windows = seen_ ? (last_ts_ - first_ts_) / window_ + 1 : 0;
+    finish();
+    // The time the inputs cover (overlapping spans counted once), per window.
+    std::vector<std::pair<uint64_t, uint64_t>> spans = spans_;
+    std::sort(spans.begin(), spans.end());
+    std::map<uint64_t, uint64_t> covered;  // window number -> ns covered
+    uint64_t upto = 0;                     // the end of what is counted so far
+    bool any = false;
+    for (auto [first, last] : spans) {
+        if (any && last <= upto) continue;
+        if (any && first < upto) first = upto;
+        for (uint64_t w = first / window_; w <= last / window_; ++w) {
+            uint64_t lo = std::max(w * window_, first), hi = std::min((w + 1) * window_, last);
+            if (hi > lo || first == last) covered[w] += hi - lo;
+        }
+        upto = last;
+        any = true;
+    }
     ResultTable t{"sched.timeline", {"window_start_ns", "window_ns"}, {}};
     for (const auto& [cpu, v] : busy_) t.columns.push_back("cpu" + std::to_string(cpu) + "_busy");
-    for (uint64_t w = 0; w < windows; ++w) {
-        uint64_t start = first_ts_ + w * window_;
-        uint64_t len = std::min(window_, last_ts_ - start);
-        if (len == 0) len = window_;
-        std::vector<Cell> row{Cell{start}, Cell{len}};
-        for (const auto& [cpu, v] : busy_) {
-            uint64_t b = w < v.size() ? v[w] : 0;
-            row.push_back(Cell{static_cast<double>(b) / static_cast<double>(len)});
+    for (const auto& [w, ns] : covered) {
+        uint64_t len = ns ? ns : window_;  // a trace of one instant
+        std::vector<Cell> row{Cell{w * window_}, Cell{len}};
+        for (const auto& [cpu, windows] : busy_) {
+            auto b = windows.find(w);
+            uint64_t busy = b == windows.end() ? 0 : b->second;
+            row.push_back(Cell{static_cast<double>(busy) / static_cast<double>(len)});
         }
         t.rows.push_back(std::move(row));
     }

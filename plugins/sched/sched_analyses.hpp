@@ -1,18 +1,67 @@
 // Scheduler analyses over sched_switch / sched_wakeup(_new) / sched_migrate_task:
 // wakeup latency, runtime per task and CPU, and per-CPU busy time in windows. Each is an
 // EventHandler (fed in time order, results as tables) with a mergeable state.
+//
+// Several inputs (files) are shards: what is in flight (a pending wakeup, the task on a CPU) is
+// followed per input, since pids and CPUs of one recording say nothing about another's, while the
+// results add up across inputs (tasks by pid, CPUs by number). So one run over several files gives
+// exactly what merging the partial results of one run per file gives (save_state/load_state/merge).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
+#include <ringscope/error.hpp>
 #include <ringscope/handler.hpp>
 #include <ringscope/log_histogram.hpp>
 
 namespace ringscope::sched {
+
+// A pid's comm: the one seen last in time (the larger text on a tie), so the answer does not
+// depend on the order inputs are read or merged in.
+struct TaskName {
+    std::string comm;
+    uint64_t ts = 0;
+    bool set = false;
+
+    void update(std::string_view c, uint64_t t) {
+        if (set && (t < ts || (t == ts && c <= comm))) return;
+        comm = c;
+        ts = t;
+        set = true;
+    }
+    void merge(const TaskName& o) {
+        if (o.set) update(o.comm, o.ts);
+    }
+};
+
+// The first and last timestamps seen (of one input, or of all).
+struct TimeSpan {
+    bool seen = false;
+    uint64_t first = 0, last = 0;
+
+    void see(uint64_t ts) {
+        if (!seen || ts < first) first = ts;
+        if (!seen || ts > last) last = ts;
+        seen = true;
+    }
+    void merge(const TimeSpan& o) {
+        if (!o.seen) return;
+        see(o.first);
+        see(o.last);
+    }
+};
+
+// The key of something in flight in one input (a pid or a CPU of that input).
+inline uint64_t input_key(size_t input, int id) {
+    return (static_cast<uint64_t>(input) << 32) | static_cast<uint32_t>(id);
+}
 
 // Latency = from a pid's sched_wakeup or sched_wakeup_new to the next sched_switch that runs it;
 // a second wakeup before it runs does not restart the clock (trace-cmd report -w restarts it, and
@@ -25,7 +74,7 @@ public:
         std::string comm;
     };
     struct Task {
-        std::string comm;
+        TaskName name;
         LogHistogram hist;
     };
 
@@ -34,18 +83,20 @@ public:
     std::vector<EventMatch> subscriptions() const override {
         return {{"sched", "sched_wakeup"}, {"sched", "sched_wakeup_new"}, {"sched", "sched_switch"}};
     }
-    void on_event(const Event& ev) override;
+    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    // An event of input number `input` (the file it comes from).
+    void on_input_event(size_t input, const Event& ev);
     void end(ResultSink& sink) override;
 
     // Several files or shards: exact counts/min/max/mean, percentiles within the histogram bound.
     void merge(const LatencyAnalysis& other);
+    nlohmann::json save_state() const;
+    Status load_state(const nlohmann::json& state);
 
     const LogHistogram& overall() const noexcept { return overall_; }
     const std::map<int, Task>& tasks() const noexcept { return tasks_; }
     const std::vector<Wakeup>& worst() const noexcept { return worst_; }  // largest first
     size_t top() const noexcept { return top_; }
-    std::map<int, Task>& mutable_tasks() noexcept { return tasks_; }
-    LogHistogram& mutable_overall() noexcept { return overall_; }
     void add_worst(Wakeup w);
 
 private:
@@ -59,7 +110,7 @@ private:
     const Handles& handles(const EventType& t);
 
     size_t top_;
-    std::unordered_map<int, Pending> pending_;
+    std::unordered_map<uint64_t, Pending> pending_;  // by input_key(input, pid)
     LogHistogram overall_;
     std::map<int, Task> tasks_;
     std::vector<Wakeup> worst_;
@@ -71,9 +122,8 @@ private:
 class RuntimeAnalysis final : public EventHandler {
 public:
     struct Task {
-        std::string comm;
+        TaskName name;
         uint64_t runtime_ns = 0, switches = 0, voluntary = 0, preempted = 0, migrations = 0;
-        int last_cpu = -1;
     };
     struct Cpu {
         uint64_t busy_ns = 0, switches = 0;
@@ -81,11 +131,18 @@ public:
 
     std::string_view name() const override { return "sched.runtime"; }
     std::vector<EventMatch> subscriptions() const override { return {{"", ""}}; }
-    void on_event(const Event& ev) override;
+    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    void on_input_event(size_t input, const Event& ev);
+    // Charges the tasks still on a CPU up to their input's last event; end() does it too.
+    void finish();
     void end(ResultSink& sink) override;
 
-    uint64_t first_ts() const noexcept { return first_ts_; }
-    uint64_t last_ts() const noexcept { return last_ts_; }
+    void merge(const RuntimeAnalysis& other);
+    nlohmann::json save_state() const;
+    Status load_state(const nlohmann::json& state);
+
+    uint64_t first_ts() const noexcept { return span_.first; }
+    uint64_t last_ts() const noexcept { return span_.last; }
     const std::map<int, Task>& tasks() const noexcept { return tasks_; }
     const std::map<int, Cpu>& cpus() const noexcept { return cpus_; }
 
@@ -94,33 +151,50 @@ private:
         int pid = -1;
         uint64_t since = 0;
     };
-    void close_all();
-
-    bool seen_ = false;
-    uint64_t first_ts_ = 0, last_ts_ = 0;
-    std::map<int, Running> running_;  // by CPU
+    struct Input {
+        TimeSpan span;
+        std::map<int, Running> running;         // by CPU
+        std::unordered_map<int, int> last_cpu;  // by pid
+        bool migrate_events = false;
+    };
+    TimeSpan span_;  // over all inputs
+    std::vector<Input> inputs_;
     std::map<int, Task> tasks_;
     std::map<int, Cpu> cpus_;
-    bool migrate_events_ = false;
 };
 
-// Per-CPU busy fraction (time not running the idle task) in windows of `window_ns`.
+// Per-CPU busy fraction (time not running the idle task) in windows of `window_ns`. Windows are
+// aligned on absolute time (multiples of the window), so the windows of different shards line up.
+// Only windows some input covers are listed, each with the length covered (the first and last of a
+// trace are cut), so shards recorded hours apart do not list the hours between them.
 class TimelineAnalysis final : public EventHandler {
 public:
     explicit TimelineAnalysis(uint64_t window_ns) : window_(window_ns ? window_ns : 1) {}
     std::string_view name() const override { return "sched.timeline"; }
     std::vector<EventMatch> subscriptions() const override { return {{"", ""}}; }
-    void on_event(const Event& ev) override;
+    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    void on_input_event(size_t input, const Event& ev);
+    // Counts the CPUs still busy up to their input's last event and keeps the inputs' time spans;
+    // end() does it too.
+    void finish();
     void end(ResultSink& sink) override;
 
-private:
+    uint64_t window_ns() const noexcept { return window_; }
+    void merge(const TimelineAnalysis& other);
+    nlohmann::json save_state() const;
+    Status load_state(const nlohmann::json& state);
+
+  private:
+    struct Input {
+        TimeSpan span;
+        std::map<int, std::pair<bool, uint64_t>> state;  // cpu -> (busy, since)
+    };
     void add_busy(int cpu, uint64_t from, uint64_t to);
 
     uint64_t window_;
-    bool seen_ = false;
-    uint64_t first_ts_ = 0, last_ts_ = 0;
-    std::map<int, std::pair<bool, uint64_t>> state_;   // cpu -> (busy, since)
-    std::map<int, std::vector<uint64_t>> busy_;         // cpu -> busy ns per window
+    std::vector<Input> inputs_;
+    std::vector<std::pair<uint64_t, uint64_t>> spans_;  // [first, last] of each finished input
+    std::map<int, std::map<uint64_t, uint64_t>> busy_;  // cpu -> window number (ts / window) -> busy ns
 };
 
 }  // namespace ringscope::sched

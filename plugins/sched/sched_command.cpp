@@ -4,11 +4,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
+#include <ringscope/partial_result.hpp>
 #include <ringscope/trace.hpp>
 
 #include "sched_analyses.hpp"
@@ -17,14 +20,19 @@ namespace ringscope::sched {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ringscope sched latency [--top N] [--format text|json|csv] FILE...\n"
-    "       ringscope sched runtime [--format text|json|csv] FILE...\n"
-    "       ringscope sched timeline [--window DURATION] [--format text|json|csv] FILE...\n"
+    "usage: ringscope sched latency [--top N] [--format text|json|csv] [--partial OUT.json] FILE...\n"
+    "       ringscope sched runtime [--format text|json|csv] [--partial OUT.json] FILE...\n"
+    "       ringscope sched timeline [--window DURATION] [--format text|json|csv] [--partial OUT.json] "
+    "FILE...\n"
+    "       ringscope sched ANALYSIS --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "\n"
     "latency: wakeup-to-run latency (sched_wakeup/sched_wakeup_new to the sched_switch that runs the\n"
     "         task) per task and overall, percentiles within 0.79%, a log2 histogram, the worst N.\n"
     "runtime: on-CPU time per task and CPU, context switches (voluntary/preempted), migrations.\n"
-    "timeline: per-CPU busy fraction per window (default 10ms; units ns, us, ms, s).\n";
+    "timeline: per-CPU busy fraction per window (default 10ms; units ns, us, ms, s), windows aligned\n"
+    "          on multiples of the window.\n"
+    "--partial: write the mergeable state instead of printing; --merge: print (or write) what one run\n"
+    "over all the partials' inputs gives. Several files are shards: tasks add up by pid, CPUs by number.\n";
 
 // "10ms", "250us", "1s", "5000" (ns).
 bool parse_duration(const std::string& s, uint64_t& ns) {
@@ -51,7 +59,7 @@ void latency_json(std::FILE* out, const LatencyAnalysis& a, const TableCollector
     doc["overall"] = stats_json(a.overall());
     doc["tasks"] = nlohmann::ordered_json::array();
     for (const auto& [pid, t] : a.tasks()) {
-        nlohmann::ordered_json j = {{"pid", pid}, {"comm", t.comm}};
+        nlohmann::ordered_json j = {{"pid", pid}, {"comm", t.name.comm}};
         j.update(stats_json(t.hist));
         doc["tasks"].push_back(std::move(j));
     }
@@ -71,6 +79,143 @@ void latency_json(std::FILE* out, const LatencyAnalysis& a, const TableCollector
     std::fprintf(out, "%s\n", doc.dump(2).c_str());
 }
 
+struct Options {
+    std::string what;  // latency, runtime, timeline
+    size_t top = 10;
+    uint64_t window = 10'000'000;
+    bool top_set = false, window_set = false;
+    TableFormat format = TableFormat::text;
+    std::string partial;  // --partial OUT.json
+    bool merge = false;   // the files are partial results
+    std::vector<std::string> files;
+};
+
+std::map<std::string, std::string> params_of(const Options& o) {
+    if (o.what == "latency") return {{"top", std::to_string(o.top)}};
+    if (o.what == "timeline") return {{"window", std::to_string(o.window)}};
+    return {};
+}
+
+// The options a partial was made with, from its canonical params (2 and a message when they do not read).
+int options_from_params(const std::string& path, const std::map<std::string, std::string>& params, Options& o,
+                        CommandEnv& env) {
+    std::map<std::string, std::string> want = params_of(o);
+    bool ok = params.size() == want.size();
+    for (const auto& [k, v] : params) {
+        char* end = nullptr;
+        unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+        ok = ok && want.count(k) && !v.empty() && !*end;
+        if (!ok) break;
+        if (k == "top") o.top = n;
+        if (k == "window") o.window = n ? n : 1;
+    }
+    if (ok) return 0;
+    std::fprintf(env.err(), "ringscope sched: %s: parameters do not fit sched %s\n", path.c_str(),
+                 o.what.c_str());
+    return 2;
+}
+
+template <class Analysis>
+void print(std::FILE* out, Analysis& analysis, TableFormat format) {
+    TableCollector tables;
+    analysis.end(tables);
+    if constexpr (std::is_same_v<Analysis, LatencyAnalysis>) {
+        if (format == TableFormat::json) return latency_json(out, analysis, tables);
+    }
+    write_tables(out, tables.tables, format);
+}
+
+template <class Analysis>
+int write_partial_of(const Analysis& analysis, const Options& o, std::vector<std::string> inputs,
+                     CommandEnv& env) {
+    PartialResult p{std::string(analysis.name()),
+                    {"sched", o.what},
+                    params_of(o),
+                    std::move(inputs),
+                    analysis.save_state().dump()};
+    if (Status s = write_partial(o.partial, p); !s) {
+        std::fprintf(env.err(), "ringscope sched: %s\n", s.error().to_string().c_str());
+        return 1;
+    }
+    return 0;
+}
+
+// One run over o.files, or the merge of the partials o.files.
+template <class Analysis, class Make>
+int run_analysis(Options& o, Make make, CommandEnv& env) {
+    std::vector<std::string> inputs;
+    std::unique_ptr<Analysis> analysis;
+    if (o.merge) {
+        auto parts = read_partials(o.files);
+        if (!parts) {
+            std::fprintf(env.err(), "ringscope sched: %s\n", parts.error().to_string().c_str());
+            return parts.error().code() == Errc::io ? 1 : 2;
+        }
+        // read_partials checked that all name the analysis and params of the first.
+        const PartialResult& first = parts->front();
+        const std::string name = "sched." + o.what;
+        if (first.analysis != name || first.command != std::vector<std::string>{"sched", o.what}) {
+            std::fprintf(env.err(), "ringscope sched: %s: a partial result of '%s', not of '%s'\n",
+                         o.files.front().c_str(), first.analysis.c_str(), name.c_str());
+            return 2;
+        }
+        if (int rc = options_from_params(o.files.front(), first.params, o, env)) return rc;
+        analysis = make(o);
+        for (size_t i = 0; i < parts->size(); ++i) {
+            const PartialResult& p = (*parts)[i];
+            std::unique_ptr<Analysis> part = make(o);
+            if (Status s = part->load_state(nlohmann::json::parse(p.state_json)); !s) {
+                std::fprintf(env.err(), "ringscope sched: %s\n",
+                             Error(s.error()).in_file(o.files[i]).to_string().c_str());
+                return 2;
+            }
+            analysis->merge(*part);
+            inputs.insert(inputs.end(), p.inputs.begin(), p.inputs.end());
+        }
+    } else {
+        analysis = make(o);
+        // Several files are read merged in time order, as one run; each is its own input.
+        std::vector<Trace> traces;
+        TraceOpenOptions opts;
+        opts.load_plugins = false;
+        opts.resolvers = &env.resolvers();
+        for (const auto& f : o.files) {
+            auto t = Trace::open(f, opts);
+            if (!t) {
+                std::fprintf(env.err(), "ringscope sched: %s\n", t.error().to_string().c_str());
+                return 1;
+            }
+            traces.push_back(std::move(*t));
+        }
+        std::vector<Trace*> ptrs;
+        for (auto& t : traces) ptrs.push_back(&t);
+        const std::vector<EventMatch> subs = analysis->subscriptions();
+        analysis->begin(traces.front().context());
+        Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
+            for (const auto& m : subs) {
+                if (m.matches(ev.system(), ev.name())) {
+                    analysis->on_input_event(static_cast<size_t>(&t - traces.data()), ev);
+                    break;
+                }
+            }
+            return 0;
+        });
+        for (auto& t : traces) {
+            if (!t.status()) {
+                std::fprintf(env.err(), "ringscope sched: %s\n", t.status().error().to_string().c_str());
+                return 1;
+            }
+        }
+        inputs = o.files;
+    }
+    if (!o.partial.empty()) {
+        if constexpr (!std::is_same_v<Analysis, LatencyAnalysis>) analysis->finish();
+        return write_partial_of(*analysis, o, std::move(inputs), env);
+    }
+    print(env.out(), *analysis, o.format);
+    return 0;
+}
+
 }  // namespace
 
 int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
@@ -78,15 +223,13 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
         std::fputs(kUsage, args.empty() ? env.err() : env.out());
         return args.empty() ? 2 : 0;
     }
-    const std::string& what = args[0];
-    if (what != "latency" && what != "runtime" && what != "timeline") {
-        std::fprintf(env.err(), "ringscope sched: unknown analysis '%s'\n%s", what.c_str(), kUsage);
+    Options o;
+    o.what = args[0];
+    if (o.what != "latency" && o.what != "runtime" && o.what != "timeline") {
+        std::fprintf(env.err(), "ringscope sched: unknown analysis '%s'\n%s", o.what.c_str(), kUsage);
         return 2;
     }
-    size_t top = 10;
-    uint64_t window = 10'000'000;
-    TableFormat format = TableFormat::text;
-    std::vector<std::string> files;
+    const std::string& what = o.what;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         auto value = [&](const char* opt) -> const std::string* {
@@ -100,7 +243,8 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
             const std::string* v = value("--top");
             if (!v) return 2;
             char* end;
-            top = std::strtoul(v->c_str(), &end, 10);
+            o.top = std::strtoul(v->c_str(), &end, 10);
+            o.top_set = true;
             if (*end || v->empty()) {
                 std::fprintf(env.err(), "ringscope sched: --top needs a number, not '%s'\n", v->c_str());
                 return 2;
@@ -108,17 +252,24 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
         } else if (a == "--window" && what == "timeline") {
             const std::string* v = value("--window");
             if (!v) return 2;
-            if (!parse_duration(*v, window)) {
+            o.window_set = true;
+            if (!parse_duration(*v, o.window)) {
                 std::fprintf(env.err(), "ringscope sched: bad --window '%s' (e.g. 10ms, 500us, 1s)\n", v->c_str());
                 return 2;
             }
         } else if (a == "--format") {
             const std::string* v = value("--format");
             if (!v) return 2;
-            if (!parse_table_format(*v, format)) {
+            if (!parse_table_format(*v, o.format)) {
                 std::fprintf(env.err(), "ringscope sched: --format must be text, json or csv, not '%s'\n", v->c_str());
                 return 2;
             }
+        } else if (a == "--partial") {
+            const std::string* v = value("--partial");
+            if (!v) return 2;
+            o.partial = *v;
+        } else if (a == "--merge") {
+            o.merge = true;
         } else if (a == "-h" || a == "--help") {
             std::fputs(kUsage, env.out());
             return 0;
@@ -126,65 +277,27 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
             std::fprintf(env.err(), "ringscope sched %s: unknown option '%s'\n", what.c_str(), a.c_str());
             return 2;
         } else {
-            files.push_back(a);
+            o.files.push_back(a);
         }
     }
-    if (files.empty()) {
-        std::fprintf(env.err(), "ringscope sched %s: no trace file given\n", what.c_str());
+    if (o.files.empty()) {
+        std::fprintf(env.err(), "ringscope sched %s: no %s given\n", what.c_str(),
+                     o.merge ? "partial result" : "trace file");
         return 2;
     }
-
-    std::unique_ptr<EventHandler> handler;
-    LatencyAnalysis* latency = nullptr;
-    if (what == "latency") {
-        auto l = std::make_unique<LatencyAnalysis>(top);
-        latency = l.get();
-        handler = std::move(l);
-    } else if (what == "runtime") {
-        handler = std::make_unique<RuntimeAnalysis>();
-    } else {
-        handler = std::make_unique<TimelineAnalysis>(window);
+    if (o.merge && (o.top_set || o.window_set)) {
+        std::fprintf(env.err(), "ringscope sched %s: --merge takes the parameters from the partials\n",
+                     what.c_str());
+        return 2;
     }
-    const std::vector<EventMatch> subs = handler->subscriptions();
-
-    // Several files are read merged in time order, as one run.
-    std::vector<Trace> traces;
-    TraceOpenOptions opts;
-    opts.load_plugins = false;
-    opts.resolvers = &env.resolvers();
-    for (const auto& f : files) {
-        auto t = Trace::open(f, opts);
-        if (!t) {
-            std::fprintf(env.err(), "ringscope sched: %s\n", t.error().to_string().c_str());
-            return 1;
-        }
-        traces.push_back(std::move(*t));
-    }
-    std::vector<Trace*> ptrs;
-    for (auto& t : traces) ptrs.push_back(&t);
-    handler->begin(traces.front().context());
-    Trace::iterate_multi(ptrs, [&](Trace&, const Event& ev, int) {
-        for (const auto& m : subs) {
-            if (m.matches(ev.system(), ev.name())) {
-                handler->on_event(ev);
-                break;
-            }
-        }
-        return 0;
-    });
-    for (auto& t : traces) {
-        if (!t.status()) {
-            std::fprintf(env.err(), "ringscope sched: %s\n", t.status().error().to_string().c_str());
-            return 1;
-        }
-    }
-    TableCollector tables;
-    handler->end(tables);
-    if (latency && format == TableFormat::json)
-        latency_json(env.out(), *latency, tables);
-    else
-        write_tables(env.out(), tables.tables, format);
-    return 0;
+    if (what == "latency")
+        return run_analysis<LatencyAnalysis>(
+            o, [](const Options& p) { return std::make_unique<LatencyAnalysis>(p.top); }, env);
+    if (what == "runtime")
+        return run_analysis<RuntimeAnalysis>(
+            o, [](const Options&) { return std::make_unique<RuntimeAnalysis>(); }, env);
+    return run_analysis<TimelineAnalysis>(
+        o, [](const Options& p) { return std::make_unique<TimelineAnalysis>(p.window); }, env);
 }
 
 }  // namespace ringscope::sched

@@ -22,6 +22,7 @@ class Registry : public ringscope::PluginRegistry {
     void add_resolver(std::string, std::shared_ptr<const ringscope::SymbolResolver>) override {}
     void add_command(ringscope::Command c) override { commands.push_back(std::move(c)); }
     void add_report_option(ringscope::ReportOption) override {}
+    void add_analysis(ringscope::AnalysisSpec) override {}
 
     std::vector<std::shared_ptr<ringscope::Decoder>> decoders;
     std::vector<ringscope::Command> commands;

@@ -1,15 +1,19 @@
-// The loader against real shared objects: each broken case gives its one line and the rest load.
+// The loader against real shared objects: each broken case gives its one line and the rest load;
+// an analysis a plugin registers is listed and runs under `ringscope run`, its parameters validated.
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include <ringscope/trace.hpp>
 
 #include "framework/plugin/plugin_host.hpp"
 
@@ -52,10 +56,24 @@ class PluginLoaderTest : public ::testing::Test {
                           dir_ / "plugins" / (std::string(name) + ".so"));
         }
         std::ofstream(dir_ / "plugins" / "garbage.so") << "this is not an ELF file\n";
+        // A folder with only the plugin that registers an analysis for `ringscope run`.
+        fs::create_directories(dir_ / "analysis");
+        fs::copy_file(fs::path(RINGSCOPE_PLUGIN_FIXTURES) / "analysis.so", dir_ / "analysis" / "analysis.so");
     }
     void TearDown() override { fs::remove_all(dir_); }
 
     std::string plugin(const char* name) const { return (dir_ / "plugins" / name).string(); }
+    // A run of the analysis fixture's test.switches on basic.dat with `params` (a YAML flow mapping).
+    fs::path write_analysis_run(const std::string& params) const {
+        fs::path yaml = dir_ / "run.yaml";
+        std::ofstream(yaml) << "inputs: [" << RINGSCOPE_TEST_DATA_DIR << "/traces/basic.dat]\n"
+                            << "plugins: {paths: [" << (dir_ / "analysis").string() << "]}\n"
+                            << "analyses:\n"
+                            << "  test.switches: " << params << "\n"
+                            << "outputs: {dir: " << (dir_ / "out").string()
+                            << ", json: r.json, text: r.txt}\n";
+        return yaml;
+    }
     fs::path dir_;
 };
 
@@ -202,6 +220,66 @@ TEST_F(PluginLoaderTest, BuildTreePluginsAreFoundRelativeToTheExecutable) {
         std::string path = p["path"];
         EXPECT_EQ(path.rfind(std::string(RINGSCOPE_BINARY_DIR) + "/plugins/", 0), 0u) << path;
     }
+}
+
+// sched_switch events per CPU through the SDK's own iteration.
+std::map<int, uint64_t> switches_per_cpu(const std::string& path) {
+    std::map<int, uint64_t> n;
+    ringscope::TraceOpenOptions o;
+    o.load_plugins = false;
+    auto t = ringscope::Trace::open(path, o);
+    EXPECT_TRUE(t) << path;
+    if (!t) return n;
+    for (const auto& ev : t->events())
+        if (ev.system() == "sched" && ev.name() == "sched_switch") ++n[ev.cpu()];
+    return n;
+}
+
+TEST_F(PluginLoaderTest, AnalysisListedWithThePlugin) {
+    CommandResult r = run("--plugin-dir " + (dir_ / "analysis").string() + " plugins --json", dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    size_t found = 0;
+    for (const auto& p : j["plugins"]) {
+        if (p["name"] != "test-analysis") continue;
+        ++found;
+        EXPECT_EQ(p["analyses"], nlohmann::json::array({"test.switches"}));
+    }
+    EXPECT_EQ(found, 1u) << r.out;
+    CommandResult text = run("--plugin-dir " + (dir_ / "analysis").string() + " plugins", dir_);
+    EXPECT_NE(text.out.find("  analysis  test.switches\n"), std::string::npos) << text.out;
+}
+
+TEST_F(PluginLoaderTest, AnalysisWrongParameterTypeFailsValidation) {
+    fs::path yaml = write_analysis_run("{min_cpu: many, colour: red}");
+    CommandResult r = run("run --quiet " + yaml.string(), dir_);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(yaml.string() + ":4:28: test.switches.min_cpu: 'many' is not an integer"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(yaml.string() + ":4:34: analysis 'test.switches' has no parameter 'colour'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "out" / "r.json"));
+}
+
+TEST_F(PluginLoaderTest, AnalysisGoodRunGivesItsTable) {
+    const std::string trace = std::string(RINGSCOPE_TEST_DATA_DIR) + "/traces/basic.dat";
+    fs::path yaml = write_analysis_run("{min_cpu: 1, label: hello}");
+    CommandResult r = run("run --quiet " + yaml.string(), dir_);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto res = nlohmann::json::parse(slurp(dir_ / "out" / "r.json"));
+    const auto& rows = res["analyses"]["test.switches"]["test.switches"];
+    std::map<int, uint64_t> want = switches_per_cpu(trace);
+    std::erase_if(want, [](const auto& kv) { return kv.first < 1; });
+    ASSERT_FALSE(want.empty());
+    std::map<int, uint64_t> got;
+    for (const auto& row : rows) {
+        EXPECT_EQ(row["label"], "hello");
+        got[row["cpu"].get<int>()] = row["switches"].get<uint64_t>();
+    }
+    EXPECT_EQ(got, want) << rows.dump();
+    EXPECT_NE(slurp(dir_ / "out" / "r.txt").find("test.switches"), std::string::npos);
 }
 
 }  // namespace

@@ -223,10 +223,13 @@ TEST(Runs, SchedLatencyStudy) {
             db.one("SELECT count(*) FROM sched_switch s JOIN events e ON e.id = s.event_id WHERE e.cpu = " +
                    std::to_string(cpu)));
     }
-    // Timeline windows of 5 ms (the config's window).
+    // Timeline windows of 5 ms (the config's window), on multiples of 5 ms; the first and last are
+    // cut to the trace.
     const json& tl = res["analyses"]["sched.timeline"]["sched.timeline"];
-    ASSERT_GT(tl.size(), 1u);
-    EXPECT_EQ(tl[0]["window_ns"].get<uint64_t>(), 5000000u);
+    ASSERT_GT(tl.size(), 2u);
+    EXPECT_EQ(tl[1]["window_ns"].get<uint64_t>(), 5000000u);
+    EXPECT_LE(tl[0]["window_ns"].get<uint64_t>(), 5000000u);
+    for (const auto& w : tl) EXPECT_EQ(w["window_start_ns"].get<uint64_t>() % 5000000u, 0u);
 
     // Perfetto JSON: parses, CPU tracks named, one task slice per switch away from a non-idle task
     // (plus those still running at the end).
@@ -379,6 +382,13 @@ TEST(Runs, PtSummary) {
     json res = json::parse(read_file(out + "/results.json"));
     EXPECT_TRUE(res["analyses"].contains("ipt.summary"));
     EXPECT_FALSE(res["analyses"]["ipt.summary"].empty());
+    // As many packets as libipt lists for the stream (P lines of its transcript).
+    std::istringstream lines(read_file(data("ipt/clean.libipt.txt")));
+    std::string line;
+    uint64_t libipt_packets = 0;
+    while (std::getline(lines, line)) libipt_packets += line.rfind("P ", 0) == 0;
+    EXPECT_EQ(res["analyses"]["ipt.summary"]["ipt.summary.totals"][0]["packets"].get<uint64_t>(),
+              libipt_packets);
 }
 
 TEST(Runs, DefaultConfigIsValid) {

@@ -1,5 +1,6 @@
 #include "ipt/command.hpp"
 
+#include "ipt/packet_summary.hpp"
 #include "ipt/ptdump.hpp"
 #include "ipt/sync_report.hpp"
 
@@ -9,7 +10,9 @@ namespace {
 void usage(std::FILE* f) {
     std::fputs(
         "usage: ringscope ipt dump [PTDUMP-OPTIONS] FILE.pt[:FROM[-TO]]\n"
-        "       ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n",
+        "       ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n"
+        "       ringscope ipt summary [--format F] [--partial OUT.json] FILE.pt... (or --merge "
+        "PARTIAL.json...)\n",
         f);
 }
 
@@ -23,6 +26,7 @@ int run_command(const std::vector<std::string>& args, std::FILE* out, std::FILE*
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (args[0] == "dump") return ptdump_main(rest, out, err);
     if (args[0] == "sync") return sync_main(rest, out, err);
+    if (args[0] == "summary") return summary_main(rest, out, err);
     if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
         usage(out);
         return 0;

@@ -16,6 +16,7 @@
 
 #include <boost/dll/alias.hpp>
 
+#include <ringscope/analysis.hpp>
 #include <ringscope/decoder.hpp>
 #include <ringscope/handler.hpp>
 #include <ringscope/resolver.hpp>
@@ -63,6 +64,8 @@ public:
     virtual void add_handler(HandlerFactory factory) = 0;
     virtual void add_resolver(std::string domain, std::shared_ptr<const SymbolResolver> resolver) = 0;
     virtual void add_command(Command command) = 0;
+    // An analysis `ringscope run` can name, its parameters validated against spec.params.
+    virtual void add_analysis(AnalysisSpec spec) = 0;
     virtual void add_report_option(ReportOption option) = 0;
 };
 

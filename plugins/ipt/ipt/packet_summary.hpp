@@ -1,0 +1,48 @@
+// `ringscope ipt summary`: what a PT stream holds, per packet kind (count, bytes), the conditional
+// branches its TNT packets carry, the PSBs, the decode errors it resynchronised over and the bytes
+// no packet covers (before the first PSB, skipped after an error). All sums, so summaries of several
+// streams merge exactly (partial results: save_state/load_state/merge).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <ringscope/error.hpp>
+#include <ringscope/result.hpp>
+
+#include "ipt/config.hpp"
+#include "ipt/packet.hpp"
+
+namespace ringscope::ipt {
+
+class PacketSummary {
+  public:
+    static constexpr size_t kTypes = static_cast<size_t>(PacketType::trig) + 1;
+
+    // Decodes config's buffer from its first PSB to its end.
+    void add_stream(const Config& config);
+    void merge(const PacketSummary& other);
+    // Tables "ipt.summary.totals" and "ipt.summary.packets" (the kinds seen, most frequent first).
+    void end(ResultSink& sink) const;
+
+    uint64_t packets(PacketType t) const noexcept { return kinds_[static_cast<size_t>(t)].count; }
+    nlohmann::json save_state() const;
+    Status load_state(const nlohmann::json& state);
+
+  private:
+    struct Kind {
+        uint64_t count = 0, bytes = 0;
+    };
+    std::array<Kind, kTypes> kinds_{};
+    uint64_t streams_ = 0, bytes_ = 0, branches_ = 0, errors_ = 0, unsynced_bytes_ = 0;
+};
+
+// The whole command; exit code 0, 1 (runtime error) or 2 (usage error).
+int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);
+
+}  // namespace ringscope::ipt
