@@ -116,7 +116,7 @@ struct Options {
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
     bool strict = false;       // --strict: a plugin handler that throws stops the run
     std::vector<RequestedOption> report_options;
-    int jobs = 0;              // -j: formatting threads (0 = the cores)
+    int jobs = 0;  // -j: formatting threads (0 = the cores)
 };
 
 // A usage error: one line on stderr, exit 2.
@@ -551,11 +551,10 @@ int ReportRun::setup_symbols() {
     }
     set_.pair_guests();
     for (const auto& arg : o_.guest_symbols) {
-        auto g = symbols::parse_guest_symbols_arg(arg);
-        if (!g) return fail("--guest-symbols: " + g.error().to_string(), kExitUsage);
-        auto r = symbols::load_symbol_file(g->path);
-        if (!r) return fail(r.error());
-        set_.resolvers().add(g->guest, *r);
+        auto g = load_guest_symbols(arg);
+        if (!g && g.error().code() == Errc::invalid_argument) return fail(g.error().to_string(), kExitUsage);
+        if (!g) return fail(g.error());
+        set_.resolvers().add(g->domain, g->resolver);
     }
     if (!o_.kallsyms_file.empty()) {
         // --kallsyms replaces the functions the files carry.

@@ -20,4 +20,12 @@ Expected<std::shared_ptr<const SymbolResolver>> load_symbol_file(const std::stri
     return symbols::load_symbol_file(path);
 }
 
+Expected<GuestSymbols> load_guest_symbols(std::string_view arg) {
+    auto g = symbols::parse_guest_symbols_arg(arg);
+    if (!g) return std::move(g).error();
+    auto r = symbols::load_symbol_file(g->path);
+    if (!r) return std::move(r).error();
+    return GuestSymbols{std::move(g->guest), std::move(r).value()};
+}
+
 }  // namespace ringscope

@@ -15,11 +15,12 @@ namespace ringscope::kvm {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ringscope kvm exits [--format text|json|csv] [--top N] [--partial OUT.json] FILE "
-    "[GUEST_FILE...]\n"
+    "usage: ringscope kvm exits [--format text|json|csv] [--top N] [--guest-symbols [GUEST=]FILE]\n"
+    "                           [--partial OUT.json] FILE [GUEST_FILE...]\n"
     "       ringscope kvm exits --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "  per exit reason and per vCPU: count, share, exit-to-entry time (min/mean/p50/p99/max);\n"
-    "  per reason the guest functions with the most exits (--top N, default 5)\n"
+    "  per reason the guest functions with the most exits (--top N, default 5), named from the guest\n"
+    "  file's kallsyms or --guest-symbols (kallsyms text, System.map or ELF; repeatable)\n"
     "  --partial: write the mergeable state instead of printing; --merge: print (or write) what one\n"
     "  run over all the partials' inputs gives\n";
 
@@ -149,6 +150,10 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
                 return usage(env, "--top: '" + v + "' is not a count");
             opts.top_functions = n;
             top_set = true;
+        } else if (value("--guest-symbols", v)) {
+            auto g = load_guest_symbols(v);
+            if (!g) return fail(env, g.error(), g.error().code() == Errc::invalid_argument ? 2 : 1);
+            env.resolvers().add(g->domain, g->resolver);
         } else if (value("--partial", v)) {
             partial = v;
         } else if (a == "--merge") {

@@ -8,8 +8,12 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -123,6 +127,35 @@ TEST_F(KvmModules, ReportWithGuestSymbolsNamesModuleFunctions) {
         EXPECT_EQ(out[i], want) << "line " << i + 1;
     }
     EXPECT_GT(in_module, 100u);
+}
+
+// `kvm exits --guest-symbols`: per reason, the exits per guest function equal what the example's
+// lines say (the function of each exit's rip; "[unresolved]" where it names none).
+TEST_F(KvmModules, ExitsByGuestFunctionMatchTheExample) {
+    std::map<std::pair<std::string, std::string>, int64_t> want;
+    for (const auto& l : lines(unxz("kvm-modules.guest-funcs.xz"))) {
+        const size_t r = l.find(" kvm_exit\treason ");
+        if (r == std::string::npos) continue;
+        const size_t rb = r + 17;
+        const std::string reason = l.substr(rb, l.find(' ', rb) - rb);
+        std::string func = "[unresolved]";
+        if (const size_t e = l.find(" exit "); e != std::string::npos) {
+            func = l.substr(e + 6, l.find(' ', e + 6) - e - 6);
+            func = func.substr(0, func.find("+0x"));
+        }
+        ++want[{reason, func}];
+    }
+    ASSERT_GT(want.size(), 10u);
+    const Proc got = run("'" + kBin + "/ringscope' kvm exits --format json --top 100000 --guest-symbols '" +
+                         guest_kallsyms() + "' '" + kDir + "kvm-modules.dat'");
+    ASSERT_EQ(got.status, 0);
+    const auto j = nlohmann::json::parse(got.out);
+    std::map<std::pair<std::string, std::string>, int64_t> have;
+    for (const auto& row : j.at("kvm.exits.functions"))
+        have[{row.at("reason").get<std::string>(), row.at("function").get<std::string>()}] = row.at("count");
+    EXPECT_EQ(have, want);
+    EXPECT_GT((want[{"EXIT_IOIO", "parport_pc_read_status"}]), 0);
+    ASSERT_EQ(j.at("kvm.exits.vcpus").size(), 2u);
 }
 
 }  // namespace

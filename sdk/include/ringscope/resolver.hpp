@@ -15,14 +15,14 @@
 namespace ringscope {
 
 struct Symbol {
-    std::string_view name;    // valid as long as the resolver lives
+    std::string_view name;  // valid as long as the resolver lives
     uint64_t start = 0;
     uint64_t size = 0;        // 0 when the source does not say (kallsyms): up to the next symbol
     std::string_view module;  // empty for the core image
 };
 
 class SymbolResolver {
-public:
+  public:
     virtual ~SymbolResolver() = default;
     // The symbol that contains addr, or nullopt.
     virtual std::optional<Symbol> lookup(uint64_t addr) const = 0;
@@ -33,7 +33,7 @@ public:
 inline constexpr std::string_view kKernelDomain = "kernel";
 
 class ResolverService {
-public:
+  public:
     virtual ~ResolverService() = default;
     // Later registrations for a domain are asked first.
     virtual void add(std::string domain, std::shared_ptr<const SymbolResolver> resolver) = 0;
@@ -46,7 +46,8 @@ public:
         std::string out(s.name);
         if (addr != s.start) {
             char buf[32];
-            int n = __builtin_snprintf(buf, sizeof buf, "+0x%llx", static_cast<unsigned long long>(addr - s.start));
+            int n = __builtin_snprintf(buf, sizeof buf, "+0x%llx",
+                                       static_cast<unsigned long long>(addr - s.start));
             out.append(buf, static_cast<size_t>(n));
         }
         return out;
@@ -63,5 +64,13 @@ Expected<std::shared_ptr<const SymbolResolver>> parse_kallsyms(std::string_view 
 
 // A symbol file by its content: ELF (vmlinux, .ko: symbol table via libelf) or kallsyms text.
 Expected<std::shared_ptr<const SymbolResolver>> load_symbol_file(const std::string& path);
+
+// What a `--guest-symbols [GUEST=]FILE` argument names: the file's resolver and the domain to add
+// it under (the guest's name, "guest" without one), read as `ringscope report` reads it.
+struct GuestSymbols {
+    std::string domain;
+    std::shared_ptr<const SymbolResolver> resolver;
+};
+Expected<GuestSymbols> load_guest_symbols(std::string_view arg);
 
 }  // namespace ringscope
