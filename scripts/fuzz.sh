@@ -18,7 +18,12 @@ else
   targets=$(cd build-fuzz && ninja -t targets all | sed -n 's/^\(fuzz_[a-z0-9_]*\): .*/\1/p' | sort -u)
 fi
 # shellcheck disable=SC2086
-ninja -C build-fuzz -j "$(nproc)" $targets >/dev/null
+# The build's output only when it fails (a CI log then says why, instead of just stopping).
+if ! ninja -C build-fuzz -j "$(nproc)" $targets >build-fuzz/build.log 2>&1; then
+  tail -n 40 build-fuzz/build.log >&2
+  echo "fuzz.sh: the fuzz targets did not build (build-fuzz/build.log)" >&2
+  exit 1
+fi
 
 corpus=build-fuzz/corpus
 mkdir -p build-fuzz/crashes

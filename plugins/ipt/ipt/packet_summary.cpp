@@ -110,7 +110,10 @@ Status PacketSummary::load_state(const json& state) {
         branches_ = state.at("tnt_branches").get<uint64_t>();
         errors_ = state.at("decode_errors").get<uint64_t>();
         unsynced_bytes_ = state.at("unsynced_bytes").get<uint64_t>();
-        for (const auto& [name, v] : state.at("packets").items()) {
+        for (const auto& item : state.at("packets").items()) {
+            // Not a structured binding: clang 14 (the fuzz build) cannot capture one in the lambda.
+            const std::string& name = item.key();
+            const auto& v = item.value();
             auto it =
                 std::find_if(kTypeNames.begin(), kTypeNames.end(), [&](const char* n) { return name == n; });
             if (it == kTypeNames.end()) throw std::invalid_argument("unknown packet kind '" + name + "'");
