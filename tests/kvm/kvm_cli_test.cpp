@@ -2,37 +2,19 @@
 // --guest-symbols` and `ringscope kvm exits`, run as programs from the build tree.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
 
+#include "cli_process.hpp"
 #include "framework/symbols/kallsyms_resolver.hpp"
 #include "test_format.hpp"
 
 using namespace kvm_test;
 
 namespace {
-
-struct Proc {
-    int status = -1;
-    std::string out;
-};
-
-Proc run(const std::string& cmd) {
-    Proc r;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
 
 std::string bin(const std::string& rel) {
     return std::string(RINGSCOPE_BINARY_DIR) + "/" + rel;
@@ -46,14 +28,6 @@ const std::string& guest_kallsyms() {
         return p;
     }();
     return path;
-}
-
-std::vector<std::string> split_lines(const std::string& s) {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    std::string line;
-    while (std::getline(in, line)) out.push_back(line);
-    return out;
 }
 
 }  // namespace

@@ -5,8 +5,6 @@
 // functions as that example does.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <map>
 #include <string>
@@ -15,27 +13,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_process.hpp"
+
 namespace {
+
+using kvm_test::Proc;
+using kvm_test::run;
+using kvm_test::split_lines;
 
 const std::string kDir = std::string(RINGSCOPE_TEST_DATA_DIR) + "/kvm-modules/";
 const std::string kBin = RINGSCOPE_BINARY_DIR;
-
-struct Proc {
-    int status = -1;
-    std::string out;
-};
-
-Proc run(const std::string& cmd) {
-    Proc r;
-    FILE* p = ::popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = ::pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
-}
 
 // An xz-compressed oracle's text; "" when xz is missing.
 std::string unxz(const std::string& name) {
@@ -50,18 +37,6 @@ const std::string& guest_kallsyms() {
         return p;
     }();
     return path;
-}
-
-std::vector<std::string> lines(const std::string& s) {
-    std::vector<std::string> out;
-    size_t pos = 0;
-    while (pos < s.size()) {
-        size_t nl = s.find('\n', pos);
-        if (nl == std::string::npos) nl = s.size();
-        out.push_back(s.substr(pos, nl - pos));
-        pos = nl + 1;
-    }
-    return out;
 }
 
 class KvmModules : public ::testing::Test {
@@ -95,12 +70,12 @@ TEST_F(KvmModules, GuestFuncsExampleMatchesTheCExample) {
 
 // `report --guest-symbols`: each kvm_exit/kvm_entry line gets the function the example names.
 TEST_F(KvmModules, ReportWithGuestSymbolsNamesModuleFunctions) {
-    const auto example = lines(unxz("kvm-modules.guest-funcs.xz"));
-    const auto report = lines(unxz("kvm-modules.report.xz"));
+    const auto example = split_lines(unxz("kvm-modules.guest-funcs.xz"));
+    const auto report = split_lines(unxz("kvm-modules.report.xz"));
     const Proc got = run("'" + kBin + "/ringscope' report --guest-symbols '" + guest_kallsyms() + "' '" +
                          kDir + "kvm-modules.dat'");
     ASSERT_EQ(got.status, 0);
-    const auto out = lines(got.out);
+    const auto out = split_lines(got.out);
     ASSERT_EQ(out.size(), report.size());
     size_t k = 0, in_module = 0;
     for (size_t i = 0; i < report.size(); ++i) {
@@ -133,7 +108,7 @@ TEST_F(KvmModules, ReportWithGuestSymbolsNamesModuleFunctions) {
 // lines say (the function of each exit's rip; "[unresolved]" where it names none).
 TEST_F(KvmModules, ExitsByGuestFunctionMatchTheExample) {
     std::map<std::pair<std::string, std::string>, int64_t> want;
-    for (const auto& l : lines(unxz("kvm-modules.guest-funcs.xz"))) {
+    for (const auto& l : split_lines(unxz("kvm-modules.guest-funcs.xz"))) {
         const size_t r = l.find(" kvm_exit\treason ");
         if (r == std::string::npos) continue;
         const size_t rb = r + 17;

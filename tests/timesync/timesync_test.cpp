@@ -13,6 +13,7 @@
 #include "framework/io/trace_dat_reader.hpp"
 #include "framework/io/trace_dat_writer.hpp"
 #include "tests/conformance/process.hpp"
+#include "tests/conformance/text_compare.hpp"
 #include "timesync_cases.hpp"
 
 namespace fs = std::filesystem;
@@ -46,22 +47,6 @@ std::string mask_switch_states(std::string_view text) {
         pos = end + 1;
     }
     return out;
-}
-
-// The first differing line, for a readable failure.
-std::string first_difference(const std::string& want, const std::string& got) {
-    size_t line = 1, i = 0;
-    while (i < want.size() && i < got.size() && want[i] == got[i]) {
-        if (want[i] == '\n') ++line;
-        ++i;
-    }
-    auto line_at = [&](const std::string& s) {
-        const size_t b = s.rfind('\n', i == 0 ? 0 : i - 1);
-        const size_t start = (b == std::string::npos || i == 0) ? 0 : b + 1;
-        return s.substr(start, s.find('\n', start) - start);
-    };
-    return "line " + std::to_string(line) + "\n  reference: " + line_at(want) +
-           "\n  ringscope: " + line_at(got);
 }
 
 class TimeSync : public ::testing::TestWithParam<timesync::TimeSyncCase> {
@@ -114,7 +99,8 @@ TEST_P(TimeSync, ReportMatchesTraceCmd) {
     const auto unchanged =
         run_program(trace_cmd, {"report", "-N", "-t", "-i", kHost, "-i", kGuest}, dir_, 120);
     ASSERT_NE(unchanged.out, want.out) << GetParam().name << " does not change trace-cmd's output";
-    EXPECT_TRUE(want.out == got.out) << first_difference(want.out, got.out);
+    const auto cmp = conformance::compare_text(want.out, got.out);
+    EXPECT_TRUE(cmp.identical) << cmp.report;
 }
 
 TEST_P(TimeSync, IterateExampleMatchesLibtracecmd) {
@@ -130,8 +116,8 @@ TEST_P(TimeSync, IterateExampleMatchesLibtracecmd) {
     const auto got = run_program(kBinary + "/sdk/examples/iterate_events", args, dir_, 120);
     ASSERT_EQ(got.exit_code, 0) << got.err;
     ASSERT_GT(want.out.size(), 1000u);
-    const std::string w = mask_switch_states(want.out), g = mask_switch_states(got.out);
-    EXPECT_TRUE(w == g) << first_difference(w, g);
+    const auto cmp = conformance::compare_text(mask_switch_states(want.out), mask_switch_states(got.out));
+    EXPECT_TRUE(cmp.identical) << cmp.report;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, TimeSync, ::testing::ValuesIn(timesync::timesync_cases()),
