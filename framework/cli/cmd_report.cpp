@@ -44,6 +44,9 @@ namespace ringscope::cli {
 namespace {
 
 constexpr int kExitFilter = 22;  // trace-cmd dies with EINVAL on a filter that does not parse
+// trace-cmd report's usage() and die() exit(-1): scripts around it see 255 for a bad command line,
+// so report's usage errors keep that code (the other ringscope commands use 2).
+constexpr int kExitReportUsage = 255;
 
 const char* const kUsage =
     "usage: ringscope report [options] [FILE ...]\n"
@@ -119,7 +122,7 @@ struct Options {
     int jobs = 0;  // -j: formatting threads (0 = the cores)
 };
 
-// A usage error: one line on stderr, exit 2.
+// A usage error: one line on stderr, exit 255 (kExitReportUsage).
 struct UsageError {
     std::string message;
 };
@@ -525,9 +528,9 @@ int ReportRun::check_report_options() {
         const ReportOption& opt = r.registered->option;
         const std::string name = plugin::report_option_spelling(opt);
         if (o_.format != Format::text)
-            return fail(name + " prints text: it does not go with --format json or csv", kExitUsage);
+            return fail(name + " prints text: it does not go with --format json or csv", kExitReportUsage);
         if (opt.single_input && o_.inputs.size() > 1)
-            return fail(name + " works on a single input file", kExitUsage);
+            return fail(name + " works on a single input file", kExitReportUsage);
     }
     return kExitOk;
 }
@@ -552,7 +555,8 @@ int ReportRun::setup_symbols() {
     set_.pair_guests();
     for (const auto& arg : o_.guest_symbols) {
         auto g = load_guest_symbols(arg);
-        if (!g && g.error().code() == Errc::invalid_argument) return fail(g.error().to_string(), kExitUsage);
+        if (!g && g.error().code() == Errc::invalid_argument)
+            return fail(g.error().to_string(), kExitReportUsage);
         if (!g) return fail(g.error());
         set_.resolvers().add(g->domain, g->resolver);
     }
@@ -724,7 +728,7 @@ int ReportRun::print_events() {
             try {
                 inst = opt.factory(r.value);
             } catch (const std::exception& e) {
-                return fail(plugin::report_option_spelling(opt) + ": " + e.what(), kExitUsage);
+                return fail(plugin::report_option_spelling(opt) + ": " + e.what(), kExitReportUsage);
             }
             if (!inst) continue;
             events_replaced_ = events_replaced_ || opt.replaces_events;
@@ -737,9 +741,9 @@ int ReportRun::print_events() {
     for (const auto& p : o_.raw_events) raw_pats.push_back(std::make_unique<EventPattern>(p));
     for (const auto& p : o_.nohandler_events) nohandler_pats.push_back(std::make_unique<EventPattern>(p));
     for (const auto& p : raw_pats)
-        if (!p->ok()) return fail("-r: not a regular expression", kExitUsage);
+        if (!p->ok()) return fail("-r: not a regular expression", kExitReportUsage);
     for (const auto& p : nohandler_pats)
-        if (!p->ok()) return fail("-n: not a regular expression", kExitUsage);
+        if (!p->ok()) return fail("-n: not a regular expression", kExitReportUsage);
     for (size_t f = 0; f < set_.size(); ++f) {
         auto d = std::make_unique<engine::PrintDispatch>(set_.file(f), raw_handlers);
         for (EventHandler* h : option_handlers_) d->add_annotator(h);
@@ -912,7 +916,7 @@ int ReportRun::print_events() {
             ++unknown;
             continue;
         }
-        Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed);
+        Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
         if (o_.no_irqs || o_.no_softirqs) {
             const auto& c = common[fi];
             const uint64_t flags =
@@ -1027,7 +1031,7 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
             return kExitOk;
         }
         std::fprintf(stderr, "%s report: %s\n", ctx.program.c_str(), e.message.c_str());
-        return kExitUsage;
+        return kExitReportUsage;
     }
     if (o.no_plugins) ctx.no_plugins = true;
     // Inputs that are not trace.dat go to the plugin decoder that claims them.
@@ -1038,7 +1042,7 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
             std::fprintf(stderr, "%s report: %s works on trace.dat files, not on a plugin decoder's input\n",
                          ctx.program.c_str(),
                          plugin::report_option_spelling(o.report_options[0].registered->option).c_str());
-            return kExitUsage;
+            return kExitReportUsage;
         }
         return report_decoded(ctx, paths, o.input_format,
                               o.format == Format::json  ? "json"

@@ -29,6 +29,7 @@ bool CpuStream::load_page(uint64_t index) {
     }
     page_file_offset_ = pages_.page_offset(index);
     page_base_ = page->data();
+    page_end_ = page->data() + page->size();
     first_in_page_ = true;
     return true;
 }
@@ -43,6 +44,7 @@ bool CpuStream::fill_forward() {
                 rec_.ts = clock_ ? clock_->convert(r.ts, cpu_index_) : r.ts;
                 rec_.data = r.data;
                 rec_.size = r.size;
+                rec_.trailing = static_cast<uint32_t>(page_end_ - (r.data + r.size));
                 rec_.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
                 rec_.offset = page_file_offset_ + r.offset;
                 // kbuffer reports the page's missed events only while its very first record is current.
@@ -95,6 +97,7 @@ bool CpuStream::fill_back_page() {
             rec.ts = clock_ ? clock_->convert(r.ts, cpu_index_) : r.ts;
             rec.data = r.data;
             rec.size = r.size;
+            rec.trailing = static_cast<uint32_t>(page_end_ - (r.data + r.size));
             rec.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
             rec.offset = page_file_offset_ + r.offset;
             rec.missed =

@@ -58,6 +58,7 @@ class CpuStream {
     uint64_t page_index_ = 0;  // next page to load (forward)
     uint64_t page_file_offset_ = 0;
     const uint8_t* page_base_ = nullptr;
+    const uint8_t* page_end_ = nullptr;
     bool page_open_ = false;
     bool first_in_page_ = false;
     bool has_ = false;

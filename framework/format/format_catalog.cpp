@@ -104,6 +104,7 @@ EvalContext make_context(const Event& ev, int long_size, bool big_endian) {
     auto p = ev.payload();
     c.data = p.data();
     c.size = static_cast<uint32_t>(p.size());
+    c.trailing = static_cast<uint32_t>(ev.trailing().size());
     c.file_big_endian = big_endian;
     c.swap = big_endian != Event::host_big_endian();
     c.long_size = long_size;

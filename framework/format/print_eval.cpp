@@ -808,8 +808,11 @@ void PrintEvaluator::print_field_raw(TextBuffer& out, int fi) const {
             }
         }
         if (p_.string_flag(fi) && printable) {
-            if (off < c_.size) {
-                std::string_view sv(reinterpret_cast<const char*>(c_.data + off), c_.size - off);
+            // libtraceevent prints "%s" from the field on, so a string without a NUL in the
+            // record (a char buf[0]) runs on into the bytes after it; the sub-buffer's end bounds it.
+            const uint64_t end = uint64_t{c_.size} + c_.trailing;
+            if (off < end) {
+                std::string_view sv(reinterpret_cast<const char*>(c_.data + off), end - off);
                 out.append(sv.substr(0, sv.find('\0')));
             }
             return;

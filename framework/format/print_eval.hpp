@@ -22,7 +22,8 @@ namespace ringscope::format {
 struct EvalContext {
     const uint8_t* data = nullptr;
     uint32_t size = 0;
-    bool swap = false;             // the file's byte order differs from the host's
+    uint32_t trailing = 0;  // readable bytes after the record (the rest of its sub-buffer)
+    bool swap = false;      // the file's byte order differs from the host's
     bool file_big_endian = false;
     int long_size = 8;
     const ResolverService* resolvers = nullptr;  // may be null: addresses print as hex
@@ -37,7 +38,7 @@ struct BArg {
 };
 
 class PrintEvaluator {
-public:
+  public:
     PrintEvaluator(const Program& prog, const EvalContext& ctx) : p_(prog), c_(ctx) {}
 
     // TEP_PRINT_INFO without a plugin handler.
@@ -49,13 +50,14 @@ public:
 
     // The print of one bprint record, given its format (already "%ps: " + the printk string)
     // cut into segments, and its decoded arguments.
-    void print_bprint(TextBuffer& out, const std::vector<Segment>& segs, const BArg* args, size_t nargs) const;
+    void print_bprint(TextBuffer& out, const std::vector<Segment>& segs, const BArg* args,
+                      size_t nargs) const;
 
     uint64_t read_number(uint32_t off, uint32_t n) const noexcept;
     // dynamic_offset_field(): offset and length of a __data_loc/__rel_loc field's data.
     void dynamic_offset(const PField& f, uint32_t& offset, uint32_t& len) const noexcept;
 
-private:
+  private:
     struct Ref {
         const Node* node = nullptr;
         const BArg* barg = nullptr;

@@ -26,9 +26,10 @@ struct Printer {
     FormatCatalog cat;
     rtest::TestContext ctx{&cat};
     Printer() {
-        ctx.service().add("kernel", std::make_shared<rtest::TestResolver>(std::vector<rtest::Sym>{
-                                        {0xffffffff81000000ull, "alpha"}, {0xffffffff81000100ull, "beta"},
-                                        {0xffffffff81000200ull, "gamma"}}));
+        ctx.service().add("kernel", std::make_shared<rtest::TestResolver>(
+                                        std::vector<rtest::Sym>{{0xffffffff81000000ull, "alpha"},
+                                                                {0xffffffff81000100ull, "beta"},
+                                                                {0xffffffff81000200ull, "gamma"}}));
     }
     std::string info(const EventType* t, std::vector<uint8_t> rec) {
         std::memcpy(rec.data(), &t->id, 2);
@@ -39,7 +40,8 @@ struct Printer {
     }
 };
 
-std::vector<uint8_t> rec_with(size_t size, std::initializer_list<std::pair<uint32_t, uint64_t>> vals, uint32_t n = 4) {
+std::vector<uint8_t> rec_with(size_t size, std::initializer_list<std::pair<uint32_t, uint64_t>> vals,
+                              uint32_t n = 4) {
     std::vector<uint8_t> r(size);
     for (auto [off, v] : vals) std::memcpy(r.data() + off, &v, n);
     return r;
@@ -53,8 +55,9 @@ TEST(FormatPrint, OperatorsAssociateLikeLibtraceevent) {
         "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
         "\tfield:int b;\toffset:12;\tsize:4;\tsigned:1;\n"
         "\tfield:int c;\toffset:16;\tsize:4;\tsigned:1;\n";
-    auto t = p.cat.add_format(make_format("ops", 10, fields, "\"%d %d %d\", REC->a - REC->b + REC->c, "
-                                                             "REC->a ? REC->b : REC->c, REC->c * (REC->a + REC->b)"),
+    auto t = p.cat.add_format(make_format("ops", 10, fields,
+                                          "\"%d %d %d\", REC->a - REC->b + REC->c, "
+                                          "REC->a ? REC->b : REC->c, REC->c * (REC->a + REC->b)"),
                               "t");
     ASSERT_TRUE(t) << t.error().to_string();
     // a - b + c is a - (b + c); c * (a + b) rotates into (c * a) + b
@@ -63,7 +66,9 @@ TEST(FormatPrint, OperatorsAssociateLikeLibtraceevent) {
 
 TEST(FormatPrint, UnparsableFormatPrintsFields) {
     Printer p;
-    std::string fields = "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long ip;\toffset:16;\tsize:8;\tsigned:0;\n";
+    std::string fields =
+        "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n\tfield:unsigned long "
+        "ip;\toffset:16;\tsize:8;\tsigned:0;\n";
     auto t = p.cat.add_format(make_format("bad", 11, fields, "\"%d\", no_such_helper(REC->x)"), "t");
     ASSERT_TRUE(t);
     EXPECT_TRUE(p.cat.print_fmt_failed(**t));
@@ -79,7 +84,8 @@ TEST(FormatPrint, SymbolsFlagsAndSymbolic) {
         "\tfield:int mode;\toffset:20;\tsize:4;\tsigned:1;\n";
     auto t = p.cat.add_format(
         make_format("sym", 12, fields,
-                    "\"%pS %ps [%s] %s\", (void *)REC->ip, (void *)REC->ip, __print_flags(REC->fl, \"|\", { 1, \"A\" }, "
+                    "\"%pS %ps [%s] %s\", (void *)REC->ip, (void *)REC->ip, __print_flags(REC->fl, \"|\", { "
+                    "1, \"A\" }, "
                     "{ 2, \"B\" }), __print_symbolic(REC->mode, { 0, \"zero\" }, { 3, \"three\" })"),
         "t");
     ASSERT_TRUE(t) << t.error().to_string();
@@ -99,7 +105,9 @@ TEST(FormatPrint, SymbolsFlagsAndSymbolic) {
 
 TEST(FormatPrint, ShortRecordsReadAsZero) {
     Printer p;
-    std::string fields = "\tfield:__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:u64 v;\toffset:12;\tsize:8;\tsigned:0;\n";
+    std::string fields =
+        "\tfield:__data_loc char[] s;\toffset:8;\tsize:4;\tsigned:0;\n\tfield:u64 "
+        "v;\toffset:12;\tsize:8;\tsigned:0;\n";
     auto t = p.cat.add_format(make_format("short", 13, fields, "\"[%s] %llu\", __get_str(s), REC->v"), "t");
     ASSERT_TRUE(t);
     // the record ends inside the first field: nothing is read past it
@@ -108,3 +116,31 @@ TEST(FormatPrint, ShortRecordsReadAsZero) {
     auto r = rec_with(20, {{8, (5u << 16) | 400u}});
     EXPECT_EQ(p.info(*t, r), "[] 0");
 }
+
+// ftrace/raw_data's `char buf[]` has size 0: libtraceevent's raw print runs "%s" from the field on,
+// past the record into the rest of the sub-buffer; Event::trailing() bounds what ringscope reads.
+TEST(FormatPrint, RawZeroLengthStringReadsThePageAfterTheRecord) {
+    Printer p;
+    std::string fields =
+        "\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
+        "\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:1;\n";
+    auto t = p.cat.add_format(
+        make_format("raw_data", 12, fields, "\"id:%04x %08x\", REC->id, (int)REC->buf[0]"), "ftrace");
+    ASSERT_TRUE(t) << t.error().to_string();
+    // the record (12 bytes) then what follows it in the page: "&U", a NUL, more bytes
+    std::vector<uint8_t> page = rec_with(12, {{8, 0x2a}});
+    std::memcpy(page.data(), &(*t)->id, 2);
+    for (char b : {'&', 'U', '\0', 'x'}) page.push_back(static_cast<uint8_t>(b));
+    auto raw = [&](uint32_t trailing) {
+        Event ev(*t, &p.ctx, std::span<const uint8_t>(page.data(), 12), 0, 0, 0, trailing);
+        TextBuffer out;
+        p.cat.print_raw(ev, out);
+        return std::string(out.view());
+    };
+    EXPECT_EQ(raw(4), " id=002a buf=&U");
+    EXPECT_EQ(raw(1), " id=002a buf=&");  // the end of the sub-buffer stops it
+    EXPECT_EQ(raw(0), " id=002a buf=");
+}
+
+// trailing_ lives in the padding after swap_: adding it did not change the SDK's Event layout.
+static_assert(sizeof(void*) != 8 || sizeof(Event) == 56);

@@ -16,10 +16,12 @@ namespace ringscope {
 class Event {
 public:
     Event() = default;
+    // trailing: how many bytes after the payload stay readable (the rest of its sub-buffer).
     Event(const EventType* type, const TraceContext* ctx, std::span<const uint8_t> payload, uint64_t ts,
-          int cpu, int64_t missed_before = 0)
+          int cpu, int64_t missed_before = 0, uint32_t trailing = 0)
         : type_(type), ctx_(ctx), data_(payload.data()), size_(static_cast<uint32_t>(payload.size())),
-          cpu_(cpu), ts_(ts), missed_(missed_before), swap_(ctx && ctx->big_endian() != host_big_endian()) {}
+          cpu_(cpu), ts_(ts), missed_(missed_before), swap_(ctx && ctx->big_endian() != host_big_endian()),
+          trailing_(trailing) {}
 
     uint64_t timestamp() const noexcept { return ts_; }  // nanoseconds (after the file's clock conversions)
     int cpu() const noexcept { return cpu_; }
@@ -30,6 +32,10 @@ public:
     std::string_view name() const noexcept { return type_->name; }
     const TraceContext& context() const noexcept { return *ctx_; }
     std::span<const uint8_t> payload() const noexcept { return {data_, size_}; }
+    // The bytes after the payload up to the end of its sub-buffer (often the next records), for
+    // printers that must read past a record as libtraceevent does (a "%s" of a char buf[0]).
+    // Empty when the event does not come from a sub-buffer in memory.
+    std::span<const uint8_t> trailing() const noexcept { return {data_ + size_, trailing_}; }
     // Events lost on this CPU just before this one: 0 none, >0 a count, -1 an unknown number.
     int64_t missed_before() const noexcept { return missed_; }
 
@@ -111,6 +117,7 @@ private:
     uint64_t ts_ = 0;
     int64_t missed_ = 0;
     bool swap_ = false;
+    uint32_t trailing_ = 0;  // fits in the padding after swap_: sizeof(Event) is unchanged
 };
 
 }  // namespace ringscope
