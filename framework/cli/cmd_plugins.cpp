@@ -36,6 +36,16 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
                 for (const auto& m : p.handler_events[i]) events.push_back(match_text(m));
                 handlers.push_back({{"name", p.handlers[i]}, {"events", events}});
             }
+            nlohmann::json options = nlohmann::json::array();
+            for (const auto& o : host.print_options()) {
+                if (o.plugin != p.name) continue;
+                nlohmann::json j{{"name", o.option.plugin + ":" + o.option.name}, {"doc", o.option.doc}};
+                if (o.option.takes_value)
+                    j["default"] = o.option.default_value;
+                else
+                    j["default"] = o.option.set;
+                options.push_back(std::move(j));
+            }
             list.push_back({{"name", p.name},
                             {"version", p.version},
                             {"path", p.path},
@@ -44,6 +54,7 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
                             {"resolvers", p.resolvers},
                             {"commands", p.commands},
                             {"report_options", p.report_options},
+                            {"print_options", options},
                             {"analyses", p.analyses}});
         }
         std::cout << nlohmann::json{{"plugins", list}, {"errors", host.diagnostics()}}.dump(2) << "\n";
@@ -61,6 +72,14 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
         for (const auto& c : p.commands) std::cout << "  command   " << c << "\n";
         for (const auto& o : p.report_options) std::cout << "  report    " << o << "\n";
         for (const auto& a : p.analyses) std::cout << "  analysis  " << a << "\n";
+        for (const auto& o : host.print_options()) {
+            if (o.plugin != p.name) continue;
+            const std::string def = o.option.takes_value ? "\"" + o.option.default_value + "\""
+                                    : o.option.set       ? "on"
+                                                         : "off";
+            std::cout << "  option    -O " << o.option.plugin << ":" << o.option.name << " (" << def
+                      << "): " << o.option.doc << "\n";
+        }
     }
     if (host.plugins().empty()) std::cout << "no plugins loaded\n";
     return kExitOk;

@@ -67,6 +67,8 @@ const char* const kUsage =
     "  -I, -S             hide events in hard / soft interrupt context\n"
     "  -l                 latency format\n"
     "  -N                 no plugins\n"
+    "  -O [PLUGIN:]NAME[=VALUE]  set a plugin's print option (repeatable; no VALUE toggles a\n"
+    "                     boolean; `ringscope plugins` lists them, e.g. ftrace:parent)\n"
     "  -e, -f, -P, -E     endianness, functions, printk formats, event list\n"
     "  --stat, --uname, --version\n"
     "  --ts-offset NS, --ts2secs HZ, --ts-diff, --ts-check, --raw-ts, --align-ts, --nodate\n"
@@ -105,6 +107,7 @@ struct Options {
     std::vector<std::pair<std::string, bool>> filters;  // text, negated
     std::vector<std::string> pids, comms;
     std::vector<std::string> raw_events, nohandler_events;
+    std::vector<std::string> print_options;  // -O [PLUGIN:]NAME[=VALUE]
     std::vector<std::string> guest_symbols;
     std::string kallsyms_file;
     uint64_t ts2secs = 0;
@@ -259,7 +262,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             case 'H':
                 throw UsageError{"-H (event hooks) is not supported"};
             case 'O':
-                throw UsageError{"-O (plugin options) is not supported"};
+                o.print_options.push_back(arg);
+                break;
             default:
                 throw UsageError{std::string("invalid option -- '") + c + "'"};
         }
@@ -706,6 +710,7 @@ int ReportRun::print_events() {
 
     // Plugin handlers (one instance each per run) and the per-file print dispatch.
     if (!info_only && !o_.no_plugins && !ctx_.no_plugins) {
+        ctx_.plugins().apply_print_options(o_.print_options);
         for (const auto& h : ctx_.plugins().handlers()) {
             try {
                 if (auto inst = h.factory()) {

@@ -1,5 +1,7 @@
 #include "framework/plugin/plugin_host.hpp"
 
+#include "framework/plugin/print_options.hpp"
+
 #include <algorithm>
 #include <exception>
 #include <filesystem>
@@ -14,7 +16,7 @@ namespace {
 
 // Collects one plugin's registrations so that a plugin failing half-way registers nothing.
 class StagingRegistry final : public PluginRegistry {
-public:
+  public:
     void add_decoder(std::shared_ptr<Decoder> decoder) override {
         if (decoder) decoders.push_back(std::move(decoder));
     }
@@ -34,6 +36,11 @@ public:
     void add_analysis(AnalysisSpec spec) override {
         if (spec.create && !spec.name.empty()) analyses.push_back(std::move(spec));
     }
+    const PrintOptionValue& add_print_option(PrintOption option) override {
+        auto value = std::make_shared<PrintOptionValue>(PrintOptionValue{option.set, option.default_value});
+        print_options.emplace_back(std::move(option), value);
+        return *value;
+    }
 
     std::vector<std::shared_ptr<Decoder>> decoders;
     std::vector<HandlerFactory> handlers;
@@ -41,6 +48,7 @@ public:
     std::vector<Command> commands;
     std::vector<ReportOption> report_options;
     std::vector<AnalysisSpec> analyses;
+    std::vector<std::pair<PrintOption, std::shared_ptr<PrintOptionValue>>> print_options;
 };
 
 std::string what_of(const std::exception_ptr& e) {
@@ -70,6 +78,7 @@ std::string report_option_spelling(const ReportOption& option) {
 PluginHost::~PluginHost() {
     // Objects made by plugin code go before the code itself is unmapped.
     report_options_.clear();
+    print_options_.clear();
     decoders_.clear();
     analyses_.clear();
     commands_.clear();
@@ -89,6 +98,10 @@ void PluginHost::load_dirs(const std::vector<std::string>& dirs) {
         std::sort(files.begin(), files.end());
         for (const std::string& f : files) load_file(f);
     }
+}
+
+void PluginHost::apply_print_options(const std::vector<std::string>& args) {
+    apply_dash_o(print_options_, args);
 }
 
 const Command* PluginHost::find_command(std::string_view name) const {
@@ -207,6 +220,10 @@ bool PluginHost::load_file(const std::string& path) {
     for (auto& a : staged.analyses) {
         info.analyses.push_back(a.name);
         analyses_.push_back({name, std::move(a)});
+    }
+    for (auto& [o, value] : staged.print_options) {
+        info.print_options.push_back(o.plugin + ":" + o.name);
+        print_options_.push_back({name, std::move(o), std::move(value)});
     }
     plugins_.push_back(std::move(info));
     instances_.push_back(std::move(instance));

@@ -16,12 +16,13 @@ struct LoadedPlugin {
     std::string name;
     std::string version;
     std::string path;
-    std::vector<std::string> decoders;   // format names
-    std::vector<std::string> handlers;   // handler names
+    std::vector<std::string> decoders;  // format names
+    std::vector<std::string> handlers;  // handler names
     std::vector<std::vector<EventMatch>> handler_events;
     std::vector<std::string> resolvers;  // "domain: description"
     std::vector<std::string> commands;
     std::vector<std::string> report_options;  // "-w", "--profile"
+    std::vector<std::string> print_options;   // "ftrace:parent"
     std::vector<std::string> analyses;
 };
 
@@ -49,6 +50,12 @@ struct RegisteredReportOption {
 // How a report option is written on the command line: "-w", "--profile", "-w/--wakeup".
 std::string report_option_spelling(const ReportOption& option);
 
+struct RegisteredPrintOption {
+    std::string plugin;
+    PrintOption option;
+    std::shared_ptr<PrintOptionValue> value;  // what the plugin's printers read
+};
+
 struct RegisteredAnalysis {
     std::string plugin;
     AnalysisSpec spec;
@@ -60,7 +67,7 @@ struct RegisteredDecoder {
 };
 
 class PluginHost {
-public:
+  public:
     PluginHost() = default;
     PluginHost(const PluginHost&) = delete;
     PluginHost& operator=(const PluginHost&) = delete;
@@ -81,9 +88,14 @@ public:
     const std::vector<RegisteredDecoder>& decoders() const noexcept { return decoders_; }
     const std::vector<RegisteredReportOption>& report_options() const noexcept { return report_options_; }
     const std::vector<RegisteredAnalysis>& analyses() const noexcept { return analyses_; }
+    const std::vector<RegisteredPrintOption>& print_options() const noexcept { return print_options_; }
     const Command* find_command(std::string_view name) const;
 
-private:
+    // Sets every print option from report's -O arguments ("[PLUGIN:]NAME[=VALUE]", in command-line
+    // order) the way trace-cmd 3.1.6 and libtraceevent 1.7.1 do; options no plugin has are ignored.
+    void apply_print_options(const std::vector<std::string>& args);
+
+  private:
     // Libraries are destroyed last: everything below holds code or data from them.
     std::vector<boost::dll::shared_library> libraries_;
     std::vector<std::unique_ptr<Plugin>> instances_;
@@ -94,6 +106,7 @@ private:
     std::vector<RegisteredDecoder> decoders_;
     std::vector<RegisteredReportOption> report_options_;
     std::vector<RegisteredAnalysis> analyses_;
+    std::vector<RegisteredPrintOption> print_options_;
     std::vector<std::string> diagnostics_;
 };
 

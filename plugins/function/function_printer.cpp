@@ -106,12 +106,23 @@ bool FunctionPrinter::print_function(const Event& ev, const Fields& f, TextBuffe
     }
     const auto parent = rs.lookup(kKernelDomain, parent_ip);
     int depth = 0;
-    if (parent) depth = indent_.depth(parent->name, func ? func->name : std::string_view(), ev.cpu());
+    if (parent && on(options_.indent))
+        depth = indent_.depth(parent->name, func ? func->name : std::string_view(), ev.cpu());
     out.append_repeat(' ', static_cast<size_t>(depth) * 3);
-    if (func)
-        out.append(func->name);
-    else
-        out.appendf("0x%llx", static_cast<unsigned long long>(ip));
+    // "+0x%x " (an int, trailing blank included) after a resolved symbol only.
+    auto name_at = [&](const std::optional<Symbol>& sym, uint64_t addr) {
+        if (!sym) {
+            out.appendf("0x%llx", static_cast<unsigned long long>(addr));
+            return;
+        }
+        out.append(sym->name);
+        if (on(options_.offset)) out.appendf("+0x%x ", static_cast<unsigned>(addr - sym->start));
+    };
+    name_at(func, ip);
+    if (on(options_.parent)) {
+        out.append(" <-- ");
+        name_at(parent, parent_ip);
+    }
     return true;
 }
 

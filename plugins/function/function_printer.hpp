@@ -1,6 +1,8 @@
-// libtraceevent 1.7.1's function plugin, with its default options (indent on, parent off, offset off):
+// libtraceevent 1.7.1's function plugin and its options (report -O ftrace:NAME; defaults indent on,
+// parent off, offset off):
 //   function:     the traced function's kernel symbol (0x%llx when unresolved), indented by three
-//                 blanks per call depth guessed from the parent (see CallIndent).
+//                 blanks per call depth guessed from the parent (indent, see CallIndent), then
+//                 "+0xOFF " after a resolved symbol (offset) and " <-- PARENT" (parent).
 //   func_repeats: the same, then " (count: N  last_ts: TIME)" with the time of the first repeat.
 //   kernel_stack: "<stack trace >\n" and one "=> FUNC (addr)\n" / "=> addr\n" line per word up to -1.
 //   raw_data:     "# ID" then the bytes of buf in hex.
@@ -10,13 +12,22 @@
 #include <unordered_map>
 
 #include <ringscope/handler.hpp>
+#include <ringscope/plugin.hpp>
 
 #include "call_indent.hpp"
 
 namespace ringscope::function {
 
+// The plugin's print options, owned by the framework (PluginRegistry::add_print_option).
+struct FunctionOptions {
+    const PrintOptionValue* parent = nullptr;
+    const PrintOptionValue* indent = nullptr;
+    const PrintOptionValue* offset = nullptr;
+};
+
 class FunctionPrinter final : public EventHandler {
   public:
+    explicit FunctionPrinter(FunctionOptions options) : options_(options) {}
     std::string_view name() const override { return "function-print"; }
     std::vector<EventMatch> subscriptions() const override {
         return {{"ftrace", "function"},
@@ -41,6 +52,9 @@ class FunctionPrinter final : public EventHandler {
     void print_stack(const Event& ev, const Fields& f, TextBuffer& out);
     void print_raw_data(const Event& ev, const Fields& f, PrintContext& pc, TextBuffer& out);
 
+    static bool on(const PrintOptionValue* o) { return o && o->set; }
+
+    FunctionOptions options_;
     std::unordered_map<const EventType*, Fields> fields_;
     CallIndent indent_;
 };

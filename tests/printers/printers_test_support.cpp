@@ -34,7 +34,10 @@ PrinterSet::PrinterSet() {
     handlers_.push_back(std::make_unique<ringscope::kmem::KmemPrinter>());
     handlers_.push_back(std::make_unique<ringscope::tlb::TlbPrinter>());
     handlers_.push_back(std::make_unique<ringscope::futex::FutexPrinter>());
-    handlers_.push_back(std::make_unique<ringscope::function::FunctionPrinter>());
+    // the function plugin's option defaults, as the plugin registers them
+    static const ringscope::PrintOptionValue off{false, ""}, on{true, ""};
+    handlers_.push_back(std::make_unique<ringscope::function::FunctionPrinter>(
+        ringscope::function::FunctionOptions{&off, &on, &off}));
     handlers_.push_back(std::make_unique<ringscope::jbd2::Jbd2Printer>());
     handlers_.push_back(std::make_unique<ringscope::mac80211::Mac80211Printer>());
     handlers_.push_back(std::make_unique<ringscope::xen::XenPrinter>());

@@ -160,7 +160,7 @@ TEST(ReportParallel, EveryCaseSameOutputWithOneOrThreeThreads) {
 TEST(ReportParallel, BadThreadCountIsAUsageError) {
     for (const char* bad : {"-j 0", "-j x", "--jobs=-2", "-j"}) {
         CmdResult r = report(std::string(bad) + " traces/basic.dat");
-        EXPECT_EQ(r.rc, 2) << bad;
+        EXPECT_EQ(r.rc, 255) << bad;
         EXPECT_TRUE(r.out.empty()) << bad;
     }
 }
@@ -245,12 +245,13 @@ TEST(ReportErrors, CorruptPageMidFilePrintsWhatIsValidThenTheError) {
     std::filesystem::remove(path);
 }
 
-TEST(ReportErrors, UsageErrorsAreOneLineExit2) {
+// trace-cmd report's usage() and die() exit(-1): 255, which scripts around it see.
+TEST(ReportErrors, UsageErrorsAreOneLineExit255) {
     for (const char* args : {"--no-such-option traces/basic.dat", "--cpu x traces/basic.dat",
                              "--cpu 3-1 traces/basic.dat", "-v -v traces/basic.dat",
                              "--format xml traces/basic.dat", "--ts-offset 5 traces/basic.dat", "-F"}) {
         CmdResult r = report(args);
-        EXPECT_EQ(r.rc, 2) << args;
+        EXPECT_EQ(r.rc, 255) << args;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
         EXPECT_TRUE(r.out.empty()) << args;
     }

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -56,6 +57,25 @@ struct ReportOption {
     std::function<std::unique_ptr<EventHandler>(std::string_view value)> factory;
 };
 
+// A setting of a plugin's printing (libtraceevent's tep_plugin_option), changed per run with
+// `ringscope report -O [PLUGIN:]NAME[=VALUE]` as trace-cmd does: a boolean toggles without VALUE and
+// takes "1"/"true"/"0"/"false"; a string option takes VALUE.
+struct PrintOption {
+    std::string plugin;  // the name before ':' in -O (the function plugin's options use "ftrace")
+    std::string name;
+    std::string doc;
+    bool set = false;            // a boolean's default
+    bool takes_value = false;    // a string option rather than a boolean
+    std::string default_value;   // a string option's default
+};
+
+// The current setting of a PrintOption. The framework owns it and sets it before a run's first
+// event; a printer keeps the reference add_print_option gave and reads it while printing.
+struct PrintOptionValue {
+    bool set = false;
+    std::string value;
+};
+
 class PluginRegistry {
 public:
     virtual ~PluginRegistry() = default;
@@ -67,6 +87,12 @@ public:
     // An analysis `ringscope run` can name, its parameters validated against spec.params.
     virtual void add_analysis(AnalysisSpec spec) = 0;
     virtual void add_report_option(ReportOption option) = 0;
+    // Appended after the ABI 2 methods, so plugins built before it keep their vtable layout. The
+    // framework's registry overrides it; another registry (a test double) keeps the default.
+    virtual const PrintOptionValue& add_print_option(PrintOption option) {
+        static std::deque<PrintOptionValue> defaults;
+        return defaults.emplace_back(PrintOptionValue{option.set, option.default_value});
+    }
 };
 
 class Plugin {

@@ -113,6 +113,7 @@ V6=traces/formats-v6.dat
 K=kvm/kvm-extra.dat
 H=kvm-agent/host.dat
 G=kvm-agent/host-vm2.dat
+FN=traces/function.dat
 
 # --- basic.dat: every option ---
 c basic $B
@@ -282,6 +283,24 @@ c w-F-no-wakeup -w -F sched_switch $B
 c w-F-rt -w -F 'sched_switch: next_prio < 100' -F sched_wakeup $F
 c w-v-F -w -v -F 'sched_wakeup_new' $B
 c w-multi -w -i $B -i $D
+
+# --- function.dat (make-function-trace.sh: ftrace/function events; the function tracer is locked here) ---
+# and -O, the function plugin's options as libtraceevent applies them
+c fn $FN
+c fn-N -N $FN
+c fn-R -R $FN
+c fn-t-cpu0 -t --cpu 0 $FN
+c fn-O-parent -O parent $FN
+c fn-O-ftrace-parent -O ftrace:parent $FN
+c fn-O-offset-parent -O offset -O parent $FN
+c fn-O-indent -O indent $FN
+c fn-O-indent-0 -O ftrace:indent=0 -O parent $FN
+c fn-O-twice-same -O parent -O parent $FN
+c fn-O-named-and-bare -O parent -O ftrace:parent $FN
+c fn-O-bool-words -O parent=true -O offset=TRUE -O indent=false $FN
+c fn-O-bare-last -O offset=0 -O ftrace:offset=1 $FN
+c fn-O-replaced -O parent=1 -O parent=0 -O offset -O offset=1 $FN
+c fn-O-unknown -O foo:parent -O nosuch -O parent=yes $FN
 
 cp "$TMP/corrections" traces/corrections.log 2>/dev/null || : >traces/corrections.log
 echo "make-oracles.sh: $(($(wc -l <$manifest) - 1)) cases" >&2
