@@ -301,18 +301,16 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         }
         std::vector<Trace*> ptrs;
         for (auto& t : traces) ptrs.push_back(&t);
-        uint64_t total_bytes = 0;
-        for (const auto& f : files) {
-            std::error_code ec;
-            total_bytes += fs::file_size(f, ec);
-        }
-        progress.stage("events", total_bytes);
+        progress.stage("events");
         if (!traces.empty()) pass.begin(traces.front().context());
         Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
             int input = static_cast<int>(&t - traces.data());
             for (auto* s : event_sinks) s->on_event(input, ev);
             pass.on_event(ev);
-            progress.update(0, ++events);
+            if ((++events & 255) == 0 && progress.enabled()) {
+                api::ReadPosition p = read_position(traces);
+                progress.update(events, p.bytes_loaded, p.bytes_total);
+            }
             return 0;
         });
         for (auto& t : traces)
@@ -332,14 +330,14 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                 }
             continue;
         }
-        progress.stage(run.name, 0);
+        progress.stage(run.name);
         auto r = config::run_command_analysis(*e, run.params, files, host, resolvers);
         if (!r) return fail(r.error());
         std::vector<ResultTable> tables = result_tables(run.name, r->json);
         results.push_back({run.name, std::move(r->json), std::move(tables)});
     }
     const uint64_t pages_loaded = api::pages_loaded_in_process() - pages_before;
-    progress.stage("outputs", 0);
+    progress.stage("outputs");
 
     // Everything computed: now the outputs appear, each renamed into place when complete.
     if (sqlite)
