@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "framework/api/read_position.hpp"
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/trace_file.hpp"
@@ -258,3 +259,21 @@ Trace::EventRange::iterator& Trace::EventRange::iterator::operator++() {
 }
 
 }  // namespace ringscope
+
+namespace ringscope::api {
+
+ReadPosition read_position(Trace& trace) {
+    ReadPosition p;
+    for (const auto& s : trace.impl().merger.sources()) {
+        p.bytes_loaded += s.stream.data_bytes_loaded();
+        p.bytes_total += s.stream.data_bytes();
+        p.pages_total += s.stream.page_count();
+    }
+    return p;
+}
+
+uint64_t pages_loaded_in_process() noexcept {
+    return engine::CpuStream::pages_loaded_in_process();
+}
+
+}  // namespace ringscope::api

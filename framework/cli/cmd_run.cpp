@@ -1,6 +1,7 @@
 // `ringscope run ANALYSIS.yaml [--set key.path=value]... [--check] [--quiet]`: one file says the
 // whole run. Everything is validated before any work starts (all errors at once, file:line:column,
-// exit 2); outputs are written under temporary names and renamed only when the run succeeded.
+// exit 2); the trace files are read once, that one merged pass feeding the event outputs and every
+// event analysis; outputs are written under temporary names and renamed only when the run succeeded.
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -11,10 +12,13 @@
 
 #include <ringscope/trace.hpp>
 
+#include "framework/api/read_position.hpp"
 #include "framework/cli/cli_context.hpp"
 #include "framework/config/analysis_catalog.hpp"
+#include "framework/config/analysis_pass.hpp"
 #include "framework/config/run_config.hpp"
 #include "framework/plugin/plugin_paths.hpp"
+#include "framework/results/table_json.hpp"
 #include "framework/sinks/atomic_output.hpp"
 #include "framework/sinks/html_report.hpp"
 #include "framework/sinks/perfetto_sink.hpp"
@@ -71,8 +75,8 @@ void load_plugins(const config::RunConfig& c, const CliContext& ctx, plugin::Plu
     for (const auto& d : host.diagnostics()) errors.push_back({c.plugins_pos, d});
 }
 
-// Analysis JSON -> tables for the text and CSV outputs: arrays of objects become tables, objects
-// one-row tables, named "<analysis>.<key>" unless the key is already a full table name.
+// A command-backed analysis's JSON -> tables for the text and CSV outputs: arrays of objects become
+// tables, objects one-row tables, named "<analysis>.<key>" unless the key is already a full name.
 std::vector<ResultTable> result_tables(const std::string& name, const json& r) {
     std::vector<ResultTable> out;
     if (!r.is_object()) return out;
@@ -104,6 +108,31 @@ std::vector<ResultTable> result_tables(const std::string& name, const json& r) {
         out.push_back(std::move(t));
     }
     return out;
+}
+
+std::string params_text(const AnalysisParams& p) {
+    std::string s;
+    for (const auto& [k, v] : p.values) s += (s.empty() ? "" : ", ") + k + "=" + v;
+    return s.empty() ? "none" : s;
+}
+
+// What one analysis gave: its tables (text, CSV) and their JSON.
+struct AnalysisOutcome {
+    std::string name;
+    json doc;
+    std::vector<ResultTable> tables;
+};
+
+// How far the event pass has read, over all inputs.
+api::ReadPosition read_position(std::vector<Trace>& traces) {
+    api::ReadPosition sum;
+    for (auto& t : traces) {
+        api::ReadPosition p = api::read_position(t);
+        sum.bytes_loaded += p.bytes_loaded;
+        sum.bytes_total += p.bytes_total;
+        sum.pages_total += p.pages_total;
+    }
+    return sum;
 }
 
 Status write_tables_atomically(const std::string& path, const std::vector<ResultTable>& tables,
@@ -155,6 +184,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     quiet = quiet || cfg.quiet;
     plugin::PluginHost host;
     config::AnalysisCatalog catalog;
+    config::AnalysisPass pass;
     symbols::ResolverRegistry resolvers;
     std::vector<std::string> files, filters;
     for (const auto& in : cfg.inputs) files.push_back(in.path);
@@ -164,6 +194,15 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         catalog.add_registered(host);
         catalog.add_command_backed(host);
         config::resolve_analyses(cfg, catalog, errors);
+        // Event analyses get their handlers now: a plugin that refuses the parameters is a
+        // validation error like the others.
+        for (const auto& run : cfg.analyses) {
+            const config::CatalogEntry* e = catalog.find(run.name);
+            if (!e || !e->command.empty()) continue;
+            if (!pass.add(e->spec, run.params))
+                errors.push_back({run.pos, run.name + ": the plugin '" + e->plugin +
+                                               "' refused the parameters (" + params_text(run.params) + ")"});
+        }
         for (const auto& r : host.resolvers()) resolvers.add(r.domain, r.resolver);
         for (const auto& s : cfg.symbols) {
             auto r = symbols::load_symbol_file(s.path);
@@ -219,13 +258,10 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             return fail(Error(Errc::io, parent.string() + ": " + ec.message()));
     }
     sinks::ProgressBar progress(!quiet);
-    uint64_t total_bytes = 0;
-    for (const auto& f : files) {
-        std::error_code ec;
-        total_bytes += fs::file_size(f, ec);
-    }
+    const uint64_t pages_before = api::pages_loaded_in_process();
 
-    // One pass over the events feeds the event outputs; temporaries until the end.
+    // One pass over the events feeds the event outputs and every event analysis; temporaries until
+    // the end.
     sinks::RunSummary summary;
     std::vector<sinks::EventSink*> event_sinks{&summary};
     std::unique_ptr<sinks::SqliteSink> sqlite;
@@ -242,8 +278,11 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         perfetto = std::move(*s);
         event_sinks.push_back(perfetto.get());
     }
-    // Analyses that read other inputs (Intel PT) need no event pass when no event output is asked.
-    if (sqlite || perfetto || !cfg.outputs.html.empty()) {
+    std::vector<config::AnalysisTables> pass_tables;
+    api::ReadPosition read;
+    uint64_t events = 0;
+    // Analyses of other inputs (Intel PT) need no event pass when nothing else asks for one.
+    if (!pass.empty() || sqlite || perfetto || !cfg.outputs.html.empty()) {
         TraceOpenOptions o;
         o.load_plugins = false;
         o.resolvers = &resolvers;
@@ -262,30 +301,43 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         }
         std::vector<Trace*> ptrs;
         for (auto& t : traces) ptrs.push_back(&t);
-        // The merged iteration does not say how far into the files it is: the bar shows the input
-        // size, events and events/s, and elapsed time instead of an ETA.
-        progress.stage("events", total_bytes);
-        uint64_t n = 0;
+        progress.stage("events");
+        if (!traces.empty()) pass.begin(traces.front().context());
         Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
             int input = static_cast<int>(&t - traces.data());
-            ++n;
             for (auto* s : event_sinks) s->on_event(input, ev);
-            progress.update(0, n);
+            pass.on_event(ev);
+            if ((++events & 255) == 0 && progress.enabled()) {
+                api::ReadPosition p = read_position(traces);
+                progress.update(events, p.bytes_loaded, p.bytes_total);
+            }
             return 0;
         });
         for (auto& t : traces)
             if (!t.status()) return fail(t.status().error());
+        read = read_position(traces);
+        pass_tables = pass.end();
     }
 
-    std::vector<sinks::NamedResult> results;
+    std::vector<AnalysisOutcome> results;
     for (const auto& run : cfg.analyses) {
-        progress.stage(run.name, 0);
         const config::CatalogEntry* e = catalog.find(run.name);
-        auto r = config::run_analysis(*e, run.params, files, host, resolvers, filters);
+        if (e->command.empty()) {
+            for (auto& t : pass_tables)
+                if (t.name == run.name) {
+                    json doc = results::tables_json(t.tables);
+                    results.push_back({run.name, std::move(doc), std::move(t.tables)});
+                }
+            continue;
+        }
+        progress.stage(run.name);
+        auto r = config::run_command_analysis(*e, run.params, files, host, resolvers);
         if (!r) return fail(r.error());
-        results.emplace_back(run.name, std::move(r->json));
+        std::vector<ResultTable> tables = result_tables(run.name, r->json);
+        results.push_back({run.name, std::move(r->json), std::move(tables)});
     }
-    progress.stage("outputs", 0);
+    const uint64_t pages_loaded = api::pages_loaded_in_process() - pages_before;
+    progress.stage("outputs");
 
     // Everything computed: now the outputs appear, each renamed into place when complete.
     if (sqlite)
@@ -293,8 +345,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     if (perfetto)
         if (Status s = perfetto->finish(); !s) return fail(s.error());
     std::vector<ResultTable> tables;
-    for (const auto& [name, r] : results)
-        for (auto& t : result_tables(name, r)) tables.push_back(std::move(t));
+    for (const auto& r : results) tables.insert(tables.end(), r.tables.begin(), r.tables.end());
     if (!cfg.outputs.text.empty())
         if (Status s = write_tables_atomically(cfg.outputs.text, tables, TableFormat::text); !s)
             return fail(s.error());
@@ -313,22 +364,32 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                                      {"first_ts", in.first_ts},
                                      {"last_ts", in.last_ts}});
         doc["analyses"] = json::object();
-        for (const auto& [name, r] : results) doc["analyses"][name] = r;
+        for (const auto& r : results) doc["analyses"][r.name] = r.doc;
+        // One pass: the event analyses and outputs share one read of the CPU data.
+        doc["reading"] = {{"events", events},
+                          {"cpu_data_bytes", read.bytes_total},
+                          {"cpu_data_pages", read.pages_total},
+                          {"pages_loaded", pages_loaded}};
         if (Status s = sinks::write_file_atomically(cfg.outputs.json, doc.dump(2) + "\n"); !s)
             return fail(s.error());
     }
     if (!cfg.outputs.html.empty()) {
         std::string title =
             cfg.title.empty() ? "ringscope run: " + fs::path(path).filename().string() : cfg.title;
+        std::vector<sinks::NamedResult> named;
+        for (const auto& r : results) named.emplace_back(r.name, r.doc);
         if (Status s = sinks::write_file_atomically(cfg.outputs.html,
-                                                    sinks::render_html_report(title, summary, results));
+                                                    sinks::render_html_report(title, summary, named));
             !s)
             return fail(s.error());
     }
     progress.finish();
     if (!quiet) {
-        std::fprintf(stderr, "%s: %llu events, %zu analyses\n", path.c_str(),
-                     static_cast<unsigned long long>(summary.total_events()), results.size());
+        std::fprintf(stderr, "%s: %llu events, %zu analyses, %s of CPU data read (%llu of %llu pages)\n",
+                     path.c_str(), static_cast<unsigned long long>(summary.total_events()), results.size(),
+                     sinks::ProgressBar::bytes_text(read.bytes_total).c_str(),
+                     static_cast<unsigned long long>(pages_loaded),
+                     static_cast<unsigned long long>(read.pages_total));
         for (const std::string* o : {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv,
                                      &cfg.outputs.sqlite, &cfg.outputs.perfetto, &cfg.outputs.html})
             if (!o->empty()) std::fprintf(stderr, "  wrote %s\n", o->c_str());

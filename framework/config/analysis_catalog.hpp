@@ -1,8 +1,9 @@
 // The analyses a run may name, with their declared parameters. Two kinds:
-//  - specs plugins register (sdk/include/ringscope/analysis.hpp): a handler, fed events here;
-//  - built-in declarations of analyses that plugins so far offer only as commands (sched.*,
-//    kvm.exits, ipt.summary): run through the plugin's command with `--format json`. Each is listed
-//    only when its plugin's command is loaded, so the config is still validated against plugins.
+//  - specs plugins register (sdk/include/ringscope/analysis.hpp: sched.*, kvm.exits, third-party
+//    ones): event handlers, all fed from the run's one pass over its trace files (AnalysisPass);
+//  - analyses of inputs that are not trace.dat files (ipt.summary reads Intel PT streams): run
+//    through the plugin's command with `--format json`, their own pass over their own input.
+//    Listed only when the plugin's command is loaded and offers them.
 #pragma once
 
 #include <string>
@@ -40,7 +41,7 @@ class AnalysisCatalog {
     // The analyses plugins registered with add_analysis; add them before the command-backed ones so
     // a plugin's own spec wins over a built-in declaration of the same name.
     void add_registered(const plugin::PluginHost& host);
-    // Declares the command-backed analyses whose commands `host` has loaded.
+    // Declares the command-backed analyses whose commands `host` has loaded and offers.
     void add_command_backed(const plugin::PluginHost& host);
 
     const CatalogEntry* find(std::string_view name) const;
@@ -50,9 +51,9 @@ class AnalysisCatalog {
     std::vector<CatalogEntry> entries_;
 };
 
-// Runs one analysis over `files` (host first, guests after: merged in time order).
-Expected<AnalysisResult> run_analysis(const CatalogEntry& entry, const AnalysisParams& params,
-                                      const std::vector<std::string>& files, const plugin::PluginHost& host,
-                                      ResolverService& resolvers, const std::vector<std::string>& filters);
+// Runs a command-backed analysis (entry.command set) over `files`.
+Expected<AnalysisResult> run_command_analysis(const CatalogEntry& entry, const AnalysisParams& params,
+                                              const std::vector<std::string>& files,
+                                              const plugin::PluginHost& host, ResolverService& resolvers);
 
 }  // namespace ringscope::config

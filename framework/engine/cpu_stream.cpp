@@ -1,6 +1,15 @@
 #include "framework/engine/cpu_stream.hpp"
 
+#include <atomic>
+
 namespace ringscope::engine {
+namespace {
+std::atomic<uint64_t> g_pages_loaded{0};
+}  // namespace
+
+uint64_t CpuStream::pages_loaded_in_process() noexcept {
+    return g_pages_loaded.load(std::memory_order_relaxed);
+}
 
 CpuStream::CpuStream(io::CpuPageReader pages, const SubBufferLayout& layout, const TimeConverter* clock,
                      int cpu_index)
@@ -21,6 +30,7 @@ bool CpuStream::load_page(uint64_t index) {
         return false;
     }
     ++pages_read_;
+    g_pages_loaded.fetch_add(1, std::memory_order_relaxed);
     if (Status st = cursor_.reset(*page); !st) {
         Error e = std::move(st).error();
         fail(std::move(e.at_offset(static_cast<int64_t>(pages_.page_offset(index)) +

@@ -44,6 +44,17 @@ class CpuStream {
     const Status& status() const noexcept { return status_; }
     uint64_t pages_read() const noexcept { return pages_read_; }
 
+    // How far a forward walk is, for progress: the ring-buffer bytes of this CPU (uncompressed)
+    // and those of the pages loaded so far.
+    uint64_t data_bytes() const noexcept { return pages_.data_size(); }
+    uint64_t data_bytes_loaded() const noexcept {
+        uint64_t n = page_index_ * pages_.page_size();
+        return n < pages_.data_size() ? n : pages_.data_size();
+    }
+    uint64_t page_count() const noexcept { return pages_.page_count(); }
+    // Pages loaded by all the streams of the process: tests check that a run reads its inputs once.
+    static uint64_t pages_loaded_in_process() noexcept;
+
   private:
     bool fill_forward();
     bool load_page(uint64_t index);

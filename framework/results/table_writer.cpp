@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "framework/results/table_json.hpp"
 
 namespace ringscope {
 namespace {
@@ -14,28 +14,21 @@ namespace {
 std::string cell_text(const Cell& c) {
     char buf[64];
     switch (c.index()) {
-    case 1: std::snprintf(buf, sizeof buf, "%" PRId64, std::get<int64_t>(c)); return buf;
-    case 2: std::snprintf(buf, sizeof buf, "%" PRIu64, std::get<uint64_t>(c)); return buf;
-    case 3: {
-        double d = std::get<double>(c);
-        std::snprintf(buf, sizeof buf, std::fabs(d) >= 1e4 ? "%.1f" : "%.6g", d);
-        return buf;
-    }
-    case 4: return std::get<std::string>(c);
-    default: return "";
-    }
-}
-
-nlohmann::ordered_json cell_json(const Cell& c) {
-    switch (c.index()) {
-    case 1: return std::get<int64_t>(c);
-    case 2: return std::get<uint64_t>(c);
-    case 3: {
-        double d = std::get<double>(c);
-        return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json();
-    }
-    case 4: return std::get<std::string>(c);
-    default: return nullptr;
+        case 1:
+            std::snprintf(buf, sizeof buf, "%" PRId64, std::get<int64_t>(c));
+            return buf;
+        case 2:
+            std::snprintf(buf, sizeof buf, "%" PRIu64, std::get<uint64_t>(c));
+            return buf;
+        case 3: {
+            double d = std::get<double>(c);
+            std::snprintf(buf, sizeof buf, std::fabs(d) >= 1e4 ? "%.1f" : "%.6g", d);
+            return buf;
+        }
+        case 4:
+            return std::get<std::string>(c);
+        default:
+            return "";
     }
 }
 
@@ -85,50 +78,44 @@ void write_text(std::FILE* out, const ResultTable& t) {
 }  // namespace
 
 bool parse_table_format(std::string_view name, TableFormat& format) {
-    if (name == "text") format = TableFormat::text;
-    else if (name == "json") format = TableFormat::json;
-    else if (name == "csv") format = TableFormat::csv;
-    else return false;
+    if (name == "text")
+        format = TableFormat::text;
+    else if (name == "json")
+        format = TableFormat::json;
+    else if (name == "csv")
+        format = TableFormat::csv;
+    else
+        return false;
     return true;
 }
 
 void write_tables(std::FILE* out, const std::vector<ResultTable>& tables, TableFormat format) {
     switch (format) {
-    case TableFormat::text:
-        for (size_t i = 0; i < tables.size(); ++i) {
-            if (i) std::fputc('\n', out);
-            write_text(out, tables[i]);
-        }
-        break;
-    case TableFormat::json: {
-        nlohmann::ordered_json doc = nlohmann::ordered_json::object();
-        for (const auto& t : tables) {
-            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-            for (const auto& r : t.rows) {
-                nlohmann::ordered_json row = nlohmann::ordered_json::object();
-                for (size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i]] = cell_json(r[i]);
-                rows.push_back(std::move(row));
+        case TableFormat::text:
+            for (size_t i = 0; i < tables.size(); ++i) {
+                if (i) std::fputc('\n', out);
+                write_text(out, tables[i]);
             }
-            doc[t.name] = std::move(rows);
-        }
-        std::fprintf(out, "%s\n", doc.dump(2).c_str());
-        break;
-    }
-    case TableFormat::csv:
-        for (size_t i = 0; i < tables.size(); ++i) {
-            const auto& t = tables[i];
-            if (i) std::fputc('\n', out);
-            std::fprintf(out, "# %s\n", t.name.c_str());
-            std::string header;
-            for (size_t c = 0; c < t.columns.size(); ++c) header += (c ? "," : "") + csv_field(t.columns[c]);
-            std::fprintf(out, "%s\n", header.c_str());
-            for (const auto& r : t.rows) {
-                std::string line;
-                for (size_t c = 0; c < r.size(); ++c) line += (c ? "," : "") + csv_field(cell_text(r[c]));
-                std::fprintf(out, "%s\n", line.c_str());
+            break;
+        case TableFormat::json:
+            std::fprintf(out, "%s\n", results::tables_json(tables).dump(2).c_str());
+            break;
+        case TableFormat::csv:
+            for (size_t i = 0; i < tables.size(); ++i) {
+                const auto& t = tables[i];
+                if (i) std::fputc('\n', out);
+                std::fprintf(out, "# %s\n", t.name.c_str());
+                std::string header;
+                for (size_t c = 0; c < t.columns.size(); ++c)
+                    header += (c ? "," : "") + csv_field(t.columns[c]);
+                std::fprintf(out, "%s\n", header.c_str());
+                for (const auto& r : t.rows) {
+                    std::string line;
+                    for (size_t c = 0; c < r.size(); ++c) line += (c ? "," : "") + csv_field(cell_text(r[c]));
+                    std::fprintf(out, "%s\n", line.c_str());
+                }
             }
-        }
-        break;
+            break;
     }
 }
 

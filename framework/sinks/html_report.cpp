@@ -83,18 +83,20 @@ std::string table_html(const json& rows, size_t limit = 50) {
 
 std::string latency_section(const json& r) {
     std::string o = "<section id=\"sched-latency\"><h2>Scheduler wakeup latency</h2>";
-    if (r.contains("overall")) o += table_html(json::array({r["overall"]}));
-    if (r.contains("histogram") && r["histogram"].is_array() && !r["histogram"].empty()) {
+    if (r.contains("sched.latency.overall")) o += table_html(r["sched.latency.overall"]);
+    const json hist = r.value("sched.latency.histogram", json::array());
+    if (hist.is_array() && !hist.empty()) {
         std::vector<Bar> bars;
-        for (const auto& b : r["histogram"]) {
+        for (const auto& b : hist) {
             double from = b.value("from_ns", 0.0), to = b.value("to_ns", 0.0), n = b.value("count", 0.0);
             bars.push_back({ns_text(from), n,
                             ns_text(from) + " – " + ns_text(to) + ": " + cell_text(b["count"]) + " wakeups"});
         }
         o += "<h3>Histogram (log-scale bins)</h3>" + svg_column_chart(bars, "wakeups", true);
     }
-    if (r.contains("worst")) o += "<h3>Worst wakeups</h3>" + table_html(r["worst"]);
-    if (r.contains("tasks")) o += "<h3>Per task</h3>" + table_html(r["tasks"]);
+    if (r.contains("sched.latency.worst"))
+        o += "<h3>Worst wakeups</h3>" + table_html(r["sched.latency.worst"]);
+    if (r.contains("sched.latency.tasks")) o += "<h3>Per task</h3>" + table_html(r["sched.latency.tasks"]);
     return o + "</section>";
 }
 

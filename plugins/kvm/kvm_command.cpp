@@ -146,7 +146,7 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
         } else if (value("--top", v)) {
             char* end = nullptr;
             unsigned long n = std::strtoul(v.c_str(), &end, 10);
-            if (v.empty() || *end || n == 0 || n > 1000000)
+            if (v.empty() || *end || n == 0 || n > static_cast<unsigned long>(kMaxTopFunctions))
                 return usage(env, "--top: '" + v + "' is not a count");
             opts.top_functions = n;
             top_set = true;

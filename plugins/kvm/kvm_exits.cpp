@@ -1,6 +1,7 @@
 #include "kvm_exits.hpp"
 
 #include <algorithm>
+#include <memory>
 
 namespace ringscope::kvm {
 namespace {
@@ -189,6 +190,17 @@ void KvmExitsAnalysis::end(ResultSink& sink) {
     sink.add_table(std::move(per_vcpu));
     sink.add_table(std::move(per_vcpu_reason));
     sink.add_table(std::move(funcs));
+}
+
+AnalysisSpec exits_analysis_spec() {
+    return {"kvm.exits",
+            "KVM exits per reason and vCPU, exit-to-entry time, guest functions",
+            {{"top", ParamType::integer, "5", "guest functions listed per exit reason"}},
+            [](const AnalysisParams& p) -> std::unique_ptr<EventHandler> {
+                const int64_t top = p.integer("top");
+                if (top < 1 || top > kMaxTopFunctions) return nullptr;  // as `kvm exits --top` refuses
+                return std::make_unique<KvmExitsAnalysis>(KvmExitsOptions{static_cast<size_t>(top)});
+            }};
 }
 
 }  // namespace ringscope::kvm

@@ -20,14 +20,18 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <ringscope/analysis.hpp>
 #include <ringscope/error.hpp>
 #include <ringscope/handler.hpp>
+#include <ringscope/input_index.hpp>
 
 #include "exit_reasons.hpp"
 #include "guest_functions.hpp"
 #include "kvm_fields.hpp"
 
 namespace ringscope::kvm {
+
+inline constexpr int64_t kMaxTopFunctions = 1000000;
 
 struct KvmExitsOptions {
     size_t top_functions = 5;  // per reason
@@ -42,7 +46,7 @@ class KvmExitsAnalysis final : public EventHandler {
         return {{"kvm", "kvm_exit"}, {"kvm", "kvm_entry"}};
     }
     void begin(const TraceContext& ctx) override;
-    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    void on_event(const Event& ev) override { on_input_event(input_index_.of(ev), ev); }
     // An event of input number `input` (the file it comes from).
     void on_input_event(size_t input, const Event& ev);
     // Tables "kvm.exits.reasons", "kvm.exits.vcpus", "kvm.exits.vcpu_reasons", "kvm.exits.functions".
@@ -93,6 +97,7 @@ class KvmExitsAnalysis final : public EventHandler {
     static void add_stats(std::vector<Cell>& row, Durations& d);
 
     KvmExitsOptions opts_;
+    InputIndex input_index_;  // the inputs of on_event() (a run over several files)
     std::unordered_map<const EventType*, TypeInfo> types_;
     std::unordered_map<uint64_t, size_t> reason_by_key_;  // isa << 32 | value
     std::vector<Reason> reasons_;
@@ -103,5 +108,9 @@ class KvmExitsAnalysis final : public EventHandler {
     TextBuffer scratch_;
     uint64_t total_exits_ = 0;
 };
+
+// kvm.exits (top: guest functions per reason) for `ringscope run`, which feeds it from its one pass
+// over the inputs; `ringscope kvm exits` runs the same class.
+AnalysisSpec exits_analysis_spec();
 
 }  // namespace ringscope::kvm

@@ -3,6 +3,7 @@
 #include <ringscope/plugin.hpp>
 
 #include "kvm_command.hpp"
+#include "kvm_exits.hpp"
 #include "kvm_printer.hpp"
 
 namespace ringscope::kvm {
@@ -14,6 +15,7 @@ class KvmPlugin final : public Plugin {
         registry.add_command(
             Command{"kvm", "kvm analyses: `kvm exits FILE...` (exit reasons, vCPUs, guest functions)",
                     &run_kvm_command});
+        registry.add_analysis(exits_analysis_spec());
     }
 };
 

@@ -1,6 +1,7 @@
 #include "sched_analyses.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <tuple>
 
 #include "task_state.hpp"
@@ -12,7 +13,8 @@ namespace ringscope::sched {
 const LatencyAnalysis::Handles& LatencyAnalysis::handles(const EventType& t) {
     auto it = handles_.find(&t);
     if (it == handles_.end())
-        it = handles_.emplace(&t, Handles{t.handle("pid"), t.handle("next_pid"), t.handle("next_comm")}).first;
+        it =
+            handles_.emplace(&t, Handles{t.handle("pid"), t.handle("next_pid"), t.handle("next_comm")}).first;
     return it->second;
 }
 
@@ -64,12 +66,12 @@ void LatencyAnalysis::merge(const LatencyAnalysis& other) {
 namespace {
 
 std::vector<Cell> stats_cells(const LogHistogram& h) {
-    return {Cell{h.count()},          Cell{h.min()},            Cell{h.mean()},           Cell{h.quantile(0.50)},
-            Cell{h.quantile(0.90)},   Cell{h.quantile(0.99)},   Cell{h.quantile(0.999)},  Cell{h.max()}};
+    return {Cell{h.count()},        Cell{h.min()},          Cell{h.mean()},          Cell{h.quantile(0.50)},
+            Cell{h.quantile(0.90)}, Cell{h.quantile(0.99)}, Cell{h.quantile(0.999)}, Cell{h.max()}};
 }
 
-const std::vector<std::string> kStatColumns = {"count", "min_ns", "mean_ns", "p50_ns", "p90_ns",
-                                               "p99_ns", "p999_ns", "max_ns"};
+const std::vector<std::string> kStatColumns = {"count",  "min_ns", "mean_ns", "p50_ns",
+                                               "p90_ns", "p99_ns", "p999_ns", "max_ns"};
 
 }  // namespace
 
@@ -87,7 +89,8 @@ void LatencyAnalysis::end(ResultSink& sink) {
     }
     sink.add_table(std::move(tasks));
 
-    ResultTable worst{"sched.latency.worst", {"latency_ns", "wakeup_ts", "switch_ts", "cpu", "pid", "comm"}, {}};
+    ResultTable worst{
+        "sched.latency.worst", {"latency_ns", "wakeup_ts", "switch_ts", "cpu", "pid", "comm"}, {}};
     for (const auto& w : worst_) {
         worst.rows.push_back({Cell{w.latency_ns}, Cell{w.wakeup_ts}, Cell{w.switch_ts}, Cell{int64_t{w.cpu}},
                               Cell{int64_t{w.pid}}, Cell{w.comm}});
@@ -186,13 +189,15 @@ void RuntimeAnalysis::merge(const RuntimeAnalysis& other) {
 void RuntimeAnalysis::end(ResultSink& sink) {
     finish();
     const double span = span_.last > span_.first ? static_cast<double>(span_.last - span_.first) : 1.0;
-    ResultTable tasks{"sched.runtime.tasks",
-                      {"pid", "comm", "runtime_ns", "share", "switches", "voluntary", "preempted", "migrations"},
-                      {}};
+    ResultTable tasks{
+        "sched.runtime.tasks",
+        {"pid", "comm", "runtime_ns", "share", "switches", "voluntary", "preempted", "migrations"},
+        {}};
     std::vector<std::pair<int, const Task*>> order;
     for (const auto& [pid, t] : tasks_) order.emplace_back(pid, &t);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& a, const auto& b) { return a.second->runtime_ns > b.second->runtime_ns; });
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return a.second->runtime_ns > b.second->runtime_ns;
+    });
     for (const auto& [pid, t] : order) {
         tasks.rows.push_back({Cell{int64_t{pid}}, Cell{t->name.comm}, Cell{t->runtime_ns},
                               Cell{static_cast<double>(t->runtime_ns) / span}, Cell{t->switches},
@@ -201,8 +206,8 @@ void RuntimeAnalysis::end(ResultSink& sink) {
     sink.add_table(std::move(tasks));
     ResultTable cpus{"sched.runtime.cpus", {"cpu", "busy_ns", "busy_share", "switches"}, {}};
     for (const auto& [cpu, c] : cpus_)
-        cpus.rows.push_back(
-            {Cell{int64_t{cpu}}, Cell{c.busy_ns}, Cell{static_cast<double>(c.busy_ns) / span}, Cell{c.switches}});
+        cpus.rows.push_back({Cell{int64_t{cpu}}, Cell{c.busy_ns}, Cell{static_cast<double>(c.busy_ns) / span},
+                             Cell{c.switches}});
     sink.add_table(std::move(cpus));
 }
 
@@ -283,6 +288,30 @@ void TimelineAnalysis::end(ResultSink& sink) {
         t.rows.push_back(std::move(row));
     }
     sink.add_table(std::move(t));
+}
+
+// ---- for `ringscope run` ---------------------------------------------------------------------
+
+std::vector<AnalysisSpec> analysis_specs() {
+    std::vector<AnalysisSpec> specs;
+    specs.push_back({"sched.latency",
+                     "wakeup-to-run latency per task and overall, histogram, worst wakeups",
+                     {{"top", ParamType::integer, "10", "how many worst wakeups to list"}},
+                     [](const AnalysisParams& p) -> std::unique_ptr<EventHandler> {
+                         if (p.integer("top") < 0) return nullptr;
+                         return std::make_unique<LatencyAnalysis>(static_cast<size_t>(p.integer("top")));
+                     }});
+    specs.push_back({"sched.runtime",
+                     "on-CPU time per task and CPU, context switches, migrations",
+                     {},
+                     [](const AnalysisParams&) { return std::make_unique<RuntimeAnalysis>(); }});
+    specs.push_back({"sched.timeline",
+                     "per-CPU busy fraction in time windows",
+                     {{"window", ParamType::duration, "10ms", "window length"}},
+                     [](const AnalysisParams& p) {
+                         return std::make_unique<TimelineAnalysis>(p.duration_ns("window"));
+                     }});
+    return specs;
 }
 
 }  // namespace ringscope::sched

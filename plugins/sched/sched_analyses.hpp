@@ -17,8 +17,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <ringscope/analysis.hpp>
 #include <ringscope/error.hpp>
 #include <ringscope/handler.hpp>
+#include <ringscope/input_index.hpp>
 #include <ringscope/log_histogram.hpp>
 
 namespace ringscope::sched {
@@ -67,7 +69,7 @@ inline uint64_t input_key(size_t input, int id) {
 // a second wakeup before it runs does not restart the clock (trace-cmd report -w restarts it, and
 // so does `report -w`: see WakeupLatencyReport).
 class LatencyAnalysis final : public EventHandler {
-public:
+  public:
     struct Wakeup {
         uint64_t latency_ns, wakeup_ts, switch_ts;
         int cpu, pid;
@@ -83,7 +85,7 @@ public:
     std::vector<EventMatch> subscriptions() const override {
         return {{"sched", "sched_wakeup"}, {"sched", "sched_wakeup_new"}, {"sched", "sched_switch"}};
     }
-    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    void on_event(const Event& ev) override { on_input_event(input_index_.of(ev), ev); }
     // An event of input number `input` (the file it comes from).
     void on_input_event(size_t input, const Event& ev);
     void end(ResultSink& sink) override;
@@ -99,7 +101,7 @@ public:
     size_t top() const noexcept { return top_; }
     void add_worst(Wakeup w);
 
-private:
+  private:
     struct Pending {
         uint64_t ts;
         int cpu;
@@ -110,6 +112,7 @@ private:
     const Handles& handles(const EventType& t);
 
     size_t top_;
+    InputIndex input_index_;                         // the inputs of on_event() (a run over several files)
     std::unordered_map<uint64_t, Pending> pending_;  // by input_key(input, pid)
     LogHistogram overall_;
     std::map<int, Task> tasks_;
@@ -120,7 +123,7 @@ private:
 // On-CPU time per task and per CPU, context switches (voluntary vs preempted, from prev_state),
 // migrations.
 class RuntimeAnalysis final : public EventHandler {
-public:
+  public:
     struct Task {
         TaskName name;
         uint64_t runtime_ns = 0, switches = 0, voluntary = 0, preempted = 0, migrations = 0;
@@ -131,7 +134,7 @@ public:
 
     std::string_view name() const override { return "sched.runtime"; }
     std::vector<EventMatch> subscriptions() const override { return {{"", ""}}; }
-    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    void on_event(const Event& ev) override { on_input_event(input_index_.of(ev), ev); }
     void on_input_event(size_t input, const Event& ev);
     // Charges the tasks still on a CPU up to their input's last event; end() does it too.
     void finish();
@@ -146,7 +149,7 @@ public:
     const std::map<int, Task>& tasks() const noexcept { return tasks_; }
     const std::map<int, Cpu>& cpus() const noexcept { return cpus_; }
 
-private:
+  private:
     struct Running {
         int pid = -1;
         uint64_t since = 0;
@@ -157,7 +160,8 @@ private:
         std::unordered_map<int, int> last_cpu;  // by pid
         bool migrate_events = false;
     };
-    TimeSpan span_;  // over all inputs
+    TimeSpan span_;           // over all inputs
+    InputIndex input_index_;  // the inputs of on_event() (a run over several files)
     std::vector<Input> inputs_;
     std::map<int, Task> tasks_;
     std::map<int, Cpu> cpus_;
@@ -168,11 +172,11 @@ private:
 // Only windows some input covers are listed, each with the length covered (the first and last of a
 // trace are cut), so shards recorded hours apart do not list the hours between them.
 class TimelineAnalysis final : public EventHandler {
-public:
+  public:
     explicit TimelineAnalysis(uint64_t window_ns) : window_(window_ns ? window_ns : 1) {}
     std::string_view name() const override { return "sched.timeline"; }
     std::vector<EventMatch> subscriptions() const override { return {{"", ""}}; }
-    void on_event(const Event& ev) override { on_input_event(0, ev); }
+    void on_event(const Event& ev) override { on_input_event(input_index_.of(ev), ev); }
     void on_input_event(size_t input, const Event& ev);
     // Counts the CPUs still busy up to their input's last event and keeps the inputs' time spans;
     // end() does it too.
@@ -192,9 +196,14 @@ public:
     void add_busy(int cpu, uint64_t from, uint64_t to);
 
     uint64_t window_;
+    InputIndex input_index_;  // the inputs of on_event() (a run over several files)
     std::vector<Input> inputs_;
     std::vector<std::pair<uint64_t, uint64_t>> spans_;  // [first, last] of each finished input
     std::map<int, std::map<uint64_t, uint64_t>> busy_;  // cpu -> window number (ts / window) -> busy ns
 };
+
+// sched.latency (top), sched.runtime and sched.timeline (window) for `ringscope run`, which feeds
+// them from its one pass over the inputs; `ringscope sched ...` runs the same classes.
+std::vector<AnalysisSpec> analysis_specs();
 
 }  // namespace ringscope::sched

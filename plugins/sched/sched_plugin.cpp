@@ -3,6 +3,7 @@
 #include <ringscope/plugin.hpp>
 
 #include "profile_report.hpp"
+#include "sched_analyses.hpp"
 #include "sched_command.hpp"
 #include "sched_printer.hpp"
 #include "wakeup_latency_report.hpp"
@@ -37,6 +38,7 @@ class SchedPlugin final : public ringscope::Plugin {
         r.add_handler([] { return std::make_unique<ringscope::sched::SchedPrinter>(); });
         r.add_command({"sched", "scheduler analyses: latency, runtime, timeline",
                        &ringscope::sched::run_sched_command});
+        for (auto& spec : ringscope::sched::analysis_specs()) r.add_analysis(std::move(spec));
         r.add_report_option(wakeup_latencies());
         r.add_report_option(profile());
     }

@@ -2,7 +2,6 @@
 // contents are checked against independent computations and the reference tools' oracles.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -18,56 +18,28 @@
 
 #include <ringscope/trace.hpp>
 
+#include "run_cli.hpp"
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
 
-struct Cmd {
-    int code = -1;
-    std::string out, err;
-};
+using namespace ringscope::test;
 
-std::string read_file(const std::string& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
+// Perfetto JSON: how often each process/thread name is given (the tracks).
+std::map<std::string, int> track_names(const json& trace) {
+    std::map<std::string, int> names;
+    for (const auto& e : trace["traceEvents"])
+        if (e["ph"] == "M") names[e["args"]["name"].get<std::string>()]++;
+    return names;
 }
 
-std::string tmpdir(const std::string& name) {
-    std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/" + name;
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
-
-Cmd sh(const std::string& cmd) {
-    static int n = 0;
-    std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/stderr." +
-                       std::to_string(::getpid()) + "." + std::to_string(n++);
-    fs::create_directories(fs::path(errf).parent_path());
-    Cmd r;
-    FILE* p = popen((cmd + " 2>'" + errf + "'").c_str(), "r");
-    if (!p) return r;
-    char buf[65536];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, k);
-    int st = pclose(p);
-    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.err = read_file(errf);
-    fs::remove(errf);
-    return r;
-}
-
-std::string cli_path() {
-    return std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
-}
-std::string config(const std::string& name) {
-    return std::string(RINGSCOPE_SOURCE_DIR) + "/config/" + name;
-}
-std::string data(const std::string& rel) {
-    return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
+// The sum of one column over a result table's rows.
+uint64_t column_sum(const json& rows, const char* column) {
+    uint64_t n = 0;
+    for (const auto& row : rows) n += row[column].get<uint64_t>();
+    return n;
 }
 
 Cmd run_config(const std::string& yaml, const std::string& outdir, const std::string& extra = "") {
@@ -209,10 +181,12 @@ TEST(Runs, SchedLatencyStudy) {
     const json& lat = res["analyses"]["sched.latency"];
     auto lats = latencies_from_sql(db);
     ASSERT_FALSE(lats.empty());
-    EXPECT_EQ(lat["overall"]["count"].get<uint64_t>(), lats.size());
-    EXPECT_EQ(lat["overall"]["max_ns"].get<int64_t>(), *std::max_element(lats.begin(), lats.end()));
-    EXPECT_EQ(lat["overall"]["min_ns"].get<int64_t>(), *std::min_element(lats.begin(), lats.end()));
-    EXPECT_EQ(lat["worst"].size(), std::min<size_t>(20, lats.size()));  // top: 20 from the config
+    const json& overall = lat["sched.latency.overall"][0];
+    EXPECT_EQ(overall["count"].get<uint64_t>(), lats.size());
+    EXPECT_EQ(overall["max_ns"].get<int64_t>(), *std::max_element(lats.begin(), lats.end()));
+    EXPECT_EQ(overall["min_ns"].get<int64_t>(), *std::min_element(lats.begin(), lats.end()));
+    EXPECT_EQ(lat["sched.latency.worst"].size(),
+              std::min<size_t>(20, lats.size()));  // top: 20 from the config
     EXPECT_EQ(res["inputs"][0]["events"].get<uint64_t>(), total);
 
     // Runtime: per-CPU switches equal the switch rows per CPU.
@@ -262,6 +236,25 @@ TEST(Runs, SchedLatencyStudy) {
               db.one("SELECT count(*) FROM events WHERE name IN "
                      "('sched_wakeup','sched_wakeup_new','sched_process_fork',"
                      "'sched_process_exec','sched_process_exit','sched_migrate_task','print')"));
+    // The "running CPUs" counter: one sample per change of a CPU between idle and busy, replayed
+    // from the switch rows.
+    std::vector<int> want_counter, counter;
+    std::map<std::string, bool> busy;
+    int running = 0;
+    for (const auto& row :
+         db.rows("SELECT e.cpu, s.next_pid FROM sched_switch s JOIN events e ON e.id = s.event_id "
+                 "ORDER BY s.event_id")) {
+        bool now = row[1] != "0";
+        if (busy[row[0]] == now) continue;
+        busy[row[0]] = now;
+        running += now ? 1 : -1;
+        want_counter.push_back(running);
+    }
+    for (const auto& e : pf["traceEvents"])
+        if (e["ph"] == "C" && e["name"] == "full running CPUs")
+            counter.push_back(e["args"]["cpus"].get<int>());
+    EXPECT_FALSE(want_counter.empty());
+    EXPECT_EQ(counter, want_counter);
 
     // The HTML report: one file, the sections and charts, no external fetch.
     std::string html = read_file(out + "/report.html");
@@ -287,7 +280,7 @@ TEST(Runs, SetOverridesTheFile) {
                        "--set analyses.sched.latency.top=3 --set analyses.sched.timeline=false");
     ASSERT_EQ(r.code, 0) << r.err;
     json res = json::parse(read_file(out + "/results.json"));
-    EXPECT_EQ(res["analyses"]["sched.latency"]["worst"].size(), 3u);
+    EXPECT_EQ(res["analyses"]["sched.latency"]["sched.latency.worst"].size(), 3u);
     EXPECT_FALSE(res["analyses"].contains("sched.timeline"));
 
     Cmd bad = run_config("sched-latency.yaml", out, "--set analyses.sched.latency.top=lots");
@@ -302,9 +295,7 @@ TEST(Runs, KvmExitStudyWithGuestSymbols) {
     ASSERT_EQ(r.code, 0) << r.err;
     json res = json::parse(read_file(out + "/results.json"));
     const json& k = res["analyses"]["kvm.exits"];
-    uint64_t exits = 0;
-    for (const auto& row : k["kvm.exits.reasons"]) exits += row["count"].get<uint64_t>();
-    EXPECT_EQ(exits, 340u);  // tests/data/kvm/README.md
+    EXPECT_EQ(column_sum(k["kvm.exits.reasons"], "count"), 340u);  // tests/data/kvm/README.md
 
     // Guest functions per reason: counted again from the C example's oracle (exit FUNC+0xOFF).
     std::map<std::pair<std::string, std::string>, uint64_t> want;
@@ -358,14 +349,8 @@ TEST(Runs, HostGuestMerge) {
     // Merged in time order: the ids follow the timestamps.
     EXPECT_EQ(db.one("SELECT count(*) FROM events a JOIN events b ON b.id = a.id + 1 WHERE b.ts < a.ts"), 0);
     json res = json::parse(read_file(out + "/results.json"));
-    uint64_t exits = 0;
-    for (const auto& row : res["analyses"]["kvm.exits"]["kvm.exits.reasons"])
-        exits += row["count"].get<uint64_t>();
-    EXPECT_EQ(exits, 22834u);
-    json pf = json::parse(read_file(out + "/trace.json"));
-    std::map<std::string, int> names;
-    for (const auto& e : pf["traceEvents"])
-        if (e["ph"] == "M") names[e["args"]["name"].get<std::string>()]++;
+    EXPECT_EQ(column_sum(res["analyses"]["kvm.exits"]["kvm.exits.reasons"], "count"), 22834u);
+    auto names = track_names(json::parse(read_file(out + "/trace.json")));
     EXPECT_EQ(names["host CPUs"], 1);
     EXPECT_EQ(names["vm2 CPUs"], 1);
     EXPECT_EQ(names["host KVM vCPUs"], 1);
@@ -391,9 +376,154 @@ TEST(Runs, PtSummary) {
               libipt_packets);
 }
 
-TEST(Runs, DefaultConfigIsValid) {
-    Cmd r = sh("'" + cli_path() + "' run --check '" + config("default.yaml") + "'");
-    EXPECT_EQ(r.code, 0) << r.err;
+// What `ringscope PLUGIN-COMMAND ARGS` prints (the subcommand on its own, its own pass).
+std::string command_output(const std::string& args) {
+    Cmd c = sh("'" + cli_path() + "' " + args);
+    EXPECT_EQ(c.code, 0) << args << "\n" << c.err;
+    return c.out;
+}
+
+// The shipped default: every output, checked against the subcommands and the SDK's own counts.
+TEST(Runs, DefaultConfig) {
+    Cmd check = sh("'" + cli_path() + "' run --check '" + config("default.yaml") + "'");
+    EXPECT_EQ(check.code, 0) << check.err;
+    std::string out = tmpdir("default");
+    Cmd r = run_config("default.yaml", out);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string basic = data("traces/basic.dat");
+
+    // The analyses' tables are byte for byte what the subcommands print with the config's parameters.
+    std::string want;
+    for (const char* fmt : {"text", "csv"}) {
+        std::string f = std::string(" --format ") + fmt + " '" + basic + "'";
+        want = command_output("sched latency --top 10" + f) + "\n" + command_output("sched runtime" + f) +
+               "\n" + command_output("sched timeline --window 10ms" + f);
+        EXPECT_EQ(read_file(out + (fmt == std::string("text") ? "/results.txt" : "/results.csv")), want)
+            << fmt;
+    }
+    json res = json::parse(read_file(out + "/results.json"));
+    EXPECT_EQ(res["analyses"]["sched.runtime"],
+              json::parse(command_output("sched runtime --format json '" + basic + "'")));
+    EXPECT_EQ(res["analyses"]["sched.timeline"],
+              json::parse(command_output("sched timeline --format json '" + basic + "'")));
+
+    uint64_t total = 0;
+    auto counts = sdk_counts(basic, total);
+    EXPECT_EQ(total, 1042u);  // tests/data/traces/README.md
+    EXPECT_EQ(res["inputs"][0]["events"].get<uint64_t>(), total);
+    EXPECT_EQ(res["reading"]["events"].get<uint64_t>(), total);
+    Db db(out + "/trace.sqlite");
+    EXPECT_EQ(db.one("SELECT count(*) FROM events"), static_cast<int64_t>(total));
+    EXPECT_EQ(db.one("SELECT count(*) FROM sched_switch"),
+              static_cast<int64_t>(counts["sched/sched_switch"]));
+    EXPECT_EQ(counts["sched/sched_switch"], 126u);
+    // Runtime's switches per CPU add up to the trace's sched_switch events.
+    EXPECT_EQ(column_sum(res["analyses"]["sched.runtime"]["sched.runtime.cpus"], "switches"), 126u);
+
+    auto names = track_names(json::parse(read_file(out + "/trace.json")));
+    EXPECT_EQ(names["CPU 0"], 1);
+    EXPECT_EQ(names["CPU 1"], 1);
+    std::string html = read_file(out + "/report.html");
+    for (const char* s : {"id=\"summary\"", "id=\"sched-latency\"", "id=\"sched-timeline\"", "Worst wakeups"})
+        EXPECT_NE(html.find(s), std::string::npos) << s;
+}
+
+// The point of a run: several analyses, one read of the traces. sched latency + runtime + kvm exits
+// over host + guest read every CPU-data page once (the engine's process-wide page counter; three
+// passes through the subcommands would load each page three times), and give exactly what the three
+// subcommands give, each with its own pass.
+TEST(Runs, AnalysesShareOnePassAndEqualTheSubcommands) {
+    std::string out = tmpdir("onepass");
+    const std::string host = data("kvm-agent/host.dat"), guest = data("kvm-agent/host-vm2.dat");
+    std::string yaml = out + "/run.yaml";
+    std::ofstream(yaml)
+        << "inputs:\n  - {path: " << host << ", name: host}\n  - {path: " << guest
+        << ", name: vm2}\nplugins: {load: [sched, kvm]}\n"
+        << "analyses:\n  sched.latency: {top: 10}\n  sched.runtime: {}\n  kvm.exits: {top: 5}\n"
+        << "outputs: {dir: " << out << "/o, json: r.json, text: r.txt, csv: r.csv}\n";
+    Cmd r = sh("'" + cli_path() + "' run --quiet '" + yaml + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    json res = json::parse(read_file(out + "/o/r.json"));
+
+    const json& reading = res["reading"];
+    EXPECT_EQ(reading["events"].get<uint64_t>(), 64437u + 8010u);  // tests/data/kvm-agent/counts.txt
+    ASSERT_GT(reading["cpu_data_pages"].get<uint64_t>(), 100u);
+    EXPECT_EQ(reading["pages_loaded"].get<uint64_t>(), reading["cpu_data_pages"].get<uint64_t>());
+
+    const std::string files = " '" + host + "' '" + guest + "'";
+    const std::string lat_cmd = "sched latency --top 10", run_cmd = "sched runtime",
+                      kvm_cmd = "kvm exits --top 5";
+    for (const char* fmt : {"text", "csv"}) {
+        std::string f = std::string(" --format ") + fmt + files;
+        std::string want = command_output(lat_cmd + f) + "\n" + command_output(run_cmd + f) + "\n" +
+                           command_output(kvm_cmd + f);
+        EXPECT_EQ(read_file(out + (fmt == std::string("text") ? "/o/r.txt" : "/o/r.csv")), want) << fmt;
+    }
+    EXPECT_EQ(res["analyses"]["sched.runtime"],
+              json::parse(command_output(run_cmd + " --format json" + files)));
+    EXPECT_EQ(res["analyses"]["kvm.exits"], json::parse(command_output(kvm_cmd + " --format json" + files)));
+    json lat = json::parse(command_output(lat_cmd + " --format json" + files));
+    const json& mine = res["analyses"]["sched.latency"];
+    EXPECT_EQ(mine["sched.latency.overall"][0], lat["overall"]);
+    EXPECT_EQ(mine["sched.latency.worst"], lat["worst"]);
+    EXPECT_EQ(mine["sched.latency.tasks"], lat["tasks"]);
+    EXPECT_EQ(mine["sched.latency.histogram"], lat["histogram"]);
+
+    // The numbers themselves (counts.txt): every exit, every switch of both inputs.
+    EXPECT_EQ(column_sum(res["analyses"]["kvm.exits"]["kvm.exits.reasons"], "count"), 22834u);
+    EXPECT_EQ(column_sum(res["analyses"]["sched.runtime"]["sched.runtime.cpus"], "switches"), 18769u + 899u);
+    // Wakeups that reached a switch, counted per file through the SDK (latency follows each input
+    // on its own).
+    uint64_t woken = 0;
+    for (const auto& path : {host, guest}) {
+        ringscope::TraceOpenOptions o;
+        o.load_plugins = false;
+        auto t = ringscope::Trace::open(path, o);
+        ASSERT_TRUE(t);
+        std::set<int64_t> pending;
+        for (const auto& ev : t->events()) {
+            if (ev.name() == "sched_wakeup" || ev.name() == "sched_wakeup_new")
+                pending.insert(*ev.integer("pid"));
+            else if (ev.name() == "sched_switch")
+                woken += pending.erase(*ev.integer("next_pid"));
+        }
+    }
+    EXPECT_GT(woken, 100u);
+    EXPECT_EQ(mine["sched.latency.overall"][0]["count"].get<uint64_t>(), woken);
+}
+
+// Filters apply to every event analysis of the run: only CPU 1's switches are counted.
+TEST(Runs, FiltersApplyToTheAnalyses) {
+    std::string out = tmpdir("filters");
+    std::string yaml = out + "/run.yaml";
+    std::ofstream(yaml) << "inputs: [" << data("traces/basic.dat")
+                        << "]\nfilters: ['sched_switch: CPU == 1']\n"
+                        << "analyses: {sched.runtime: {}}\noutputs: {dir: " << out << ", json: r.json}\n";
+    Cmd r = sh("'" + cli_path() + "' run --quiet '" + yaml + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    json res = json::parse(read_file(out + "/r.json"));
+    const json& cpus = res["analyses"]["sched.runtime"]["sched.runtime.cpus"];
+    ASSERT_EQ(cpus.size(), 1u) << cpus.dump();
+    EXPECT_EQ(cpus[0]["cpu"].get<int>(), 1);
+    uint64_t on_cpu1 = 0;
+    ringscope::TraceOpenOptions o;
+    o.load_plugins = false;
+    auto t = ringscope::Trace::open(data("traces/basic.dat"), o);
+    ASSERT_TRUE(t);
+    for (const auto& ev : t->events()) on_cpu1 += ev.name() == "sched_switch" && ev.cpu() == 1;
+    EXPECT_GT(on_cpu1, 0u);
+    EXPECT_EQ(cpus[0]["switches"].get<uint64_t>(), on_cpu1);
+}
+
+// A plugin may refuse parameters of the right type (kvm.exits top 0): a validation error, before any work.
+TEST(Runs, RefusedParametersAreValidationErrors) {
+    std::string out = tmpdir("refused");
+    Cmd r = run_config("kvm-exits.yaml", out, "--set analyses.kvm.exits.top=0");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("kvm.exits: the plugin 'kvm' refused the parameters (top=0)"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("1 error, nothing was run"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out + "/results.json"));
 }
 
 TEST(Runs, EveryValidationErrorAtOnce) {

@@ -8,6 +8,7 @@
 #include <ringscope/event_type.hpp>
 #include <ringscope/filter.hpp>
 #include <ringscope/handler.hpp>
+#include <ringscope/input_index.hpp>
 #include <ringscope/log_histogram.hpp>
 #include <ringscope/plugin.hpp>
 #include <ringscope/resolver.hpp>

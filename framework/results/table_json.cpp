@@ -1,0 +1,41 @@
+#include "framework/results/table_json.hpp"
+
+#include <cmath>
+
+namespace ringscope::results {
+namespace {
+
+nlohmann::ordered_json cell_json(const Cell& c) {
+    switch (c.index()) {
+        case 1:
+            return std::get<int64_t>(c);
+        case 2:
+            return std::get<uint64_t>(c);
+        case 3: {
+            double d = std::get<double>(c);
+            return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json();
+        }
+        case 4:
+            return std::get<std::string>(c);
+        default:
+            return nullptr;
+    }
+}
+
+}  // namespace
+
+nlohmann::ordered_json tables_json(const std::vector<ResultTable>& tables) {
+    nlohmann::ordered_json doc = nlohmann::ordered_json::object();
+    for (const auto& t : tables) {
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const auto& r : t.rows) {
+            nlohmann::ordered_json row = nlohmann::ordered_json::object();
+            for (size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i]] = cell_json(r[i]);
+            rows.push_back(std::move(row));
+        }
+        doc[t.name] = std::move(rows);
+    }
+    return doc;
+}
+
+}  // namespace ringscope::results

@@ -1,0 +1,57 @@
+#include "run_cli.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace ringscope::test {
+
+std::string read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::string tmpdir(const std::string& name) {
+    std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/" + name;
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+Cmd sh(const std::string& cmd) {
+    static int n = 0;
+    std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/stderr." +
+                       std::to_string(::getpid()) + "." + std::to_string(n++);
+    fs::create_directories(fs::path(errf).parent_path());
+    Cmd r;
+    FILE* p = popen((cmd + " 2>'" + errf + "'").c_str(), "r");
+    if (!p) return r;
+    char buf[65536];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, k);
+    int st = pclose(p);
+    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    r.err = read_file(errf);
+    fs::remove(errf);
+    return r;
+}
+
+std::string cli_path() {
+    return std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
+}
+std::string config(const std::string& name) {
+    return std::string(RINGSCOPE_SOURCE_DIR) + "/config/" + name;
+}
+std::string data(const std::string& rel) {
+    return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
+}
+
+}  // namespace ringscope::test

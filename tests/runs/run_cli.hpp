@@ -1,0 +1,24 @@
+// What the `ringscope run` tests share: running the CLI (stdout and stderr apart), the paths of
+// the binary, the shipped configs and the committed data, scratch folders, file contents.
+#pragma once
+
+#include <string>
+
+namespace ringscope::test {
+
+struct Cmd {
+    int code = -1;
+    std::string out, err;
+};
+
+// `cmd` through /bin/sh; stderr kept apart unless the command redirects it itself.
+Cmd sh(const std::string& cmd);
+std::string read_file(const std::string& path);
+// build/tests/runs-tmp/NAME, emptied.
+std::string tmpdir(const std::string& name);
+
+std::string cli_path();
+std::string config(const std::string& name);  // config/NAME
+std::string data(const std::string& rel);     // tests/data/REL
+
+}  // namespace ringscope::test
