@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -23,7 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kData = RINGSCOPE_TEST_DATA_DIR;
+// RINGSCOPE_CONFORMANCE_DATA points the suites at another copy of tests/data, e.g. one with fresh
+// recordings and their oracles (fresh_recordings.sh).
+const std::string kData = [] {
+    const char* dir = std::getenv("RINGSCOPE_CONFORMANCE_DATA");
+    return std::string(dir && *dir ? dir : RINGSCOPE_TEST_DATA_DIR);
+}();
 const std::string kBinary = RINGSCOPE_BINARY_DIR;
 constexpr int kTimeoutSeconds = 120;
 
@@ -150,13 +155,15 @@ void expect_output(const std::string& program, const std::vector<std::string>& r
         // A listed gap: it may not grow (the share of identical lines may not drop below the floor).
         const double share = c.expected_lines ? static_cast<double>(c.same_position) / c.expected_lines : 0.0;
         EXPECT_GE(share + 1e-9, known->min_share)
-            << "case " << case_name << ": only " << share << " of the lines are identical, below the recorded "
-            << known->min_share << " (" << known->reason << ")\n  " << cmd << "\n" << c.report;
-        std::printf("[ KNOWN    ] %s: %.4f of %zu lines identical (floor %.4f): %s\n", case_name.c_str(), share,
-                    c.expected_lines, known->min_share, known->reason.c_str());
+            << "case " << case_name << ": only " << share
+            << " of the lines are identical, below the recorded " << known->min_share << " (" << known->reason
+            << ")\n  " << cmd << "\n"
+            << c.report;
+        std::printf("[ KNOWN    ] %s: %.4f of %zu lines identical (floor %.4f): %s\n", case_name.c_str(),
+                    share, c.expected_lines, known->min_share, known->reason.c_str());
     } else {
-        EXPECT_TRUE(c.identical) << "case " << case_name << ": stdout differs from " << expected << "\n  " << cmd
-                                 << "\n"
+        EXPECT_TRUE(c.identical) << "case " << case_name << ": stdout differs from " << expected << "\n  "
+                                 << cmd << "\n"
                                  << c.report << (r.err.empty() ? "" : "stderr:\n" + r.err.substr(0, 2000));
         EXPECT_TRUE(!known || known->exit_code >= 0)
             << "case " << case_name << " now matches: remove it from traces/known-differences.tsv";
