@@ -12,17 +12,15 @@
 #include <ringscope/text_buffer.hpp>
 
 #include "framework/format/print_program.hpp"
+#include "framework/format/record_view.hpp"
 #include "framework/format/text_maps.hpp"
 
 namespace ringscope::format {
 
 // (PrintkMap comes from text_maps.hpp)
 
-// Everything an evaluation needs besides the program.
-struct EvalContext {
-    const uint8_t* data = nullptr;
-    uint32_t size = 0;
-    bool swap = false;             // the file's byte order differs from the host's
+// Everything an evaluation needs besides the program: the record, and how to read and print it.
+struct EvalContext : RecordView {
     bool file_big_endian = false;
     int long_size = 8;
     const ResolverService* resolvers = nullptr;  // may be null: addresses print as hex
@@ -37,7 +35,7 @@ struct BArg {
 };
 
 class PrintEvaluator {
-public:
+  public:
     PrintEvaluator(const Program& prog, const EvalContext& ctx) : p_(prog), c_(ctx) {}
 
     // TEP_PRINT_INFO without a plugin handler.
@@ -49,13 +47,16 @@ public:
 
     // The print of one bprint record, given its format (already "%ps: " + the printk string)
     // cut into segments, and its decoded arguments.
-    void print_bprint(TextBuffer& out, const std::vector<Segment>& segs, const BArg* args, size_t nargs) const;
+    void print_bprint(TextBuffer& out, const std::vector<Segment>& segs, const BArg* args,
+                      size_t nargs) const;
 
-    uint64_t read_number(uint32_t off, uint32_t n) const noexcept;
+    uint64_t read_number(uint32_t off, uint32_t n) const noexcept { return c_.read_number(off, n); }
     // dynamic_offset_field(): offset and length of a __data_loc/__rel_loc field's data.
-    void dynamic_offset(const PField& f, uint32_t& offset, uint32_t& len) const noexcept;
+    void dynamic_offset(const PField& f, uint32_t& offset, uint32_t& len) const noexcept {
+        c_.dynamic_offset(f, offset, len);
+    }
 
-private:
+  private:
     struct Ref {
         const Node* node = nullptr;
         const BArg* barg = nullptr;
@@ -77,7 +78,7 @@ private:
     void print_bitmask(TextBuffer& out, const Segment& s, int len_arg, uint32_t off, uint32_t len) const;
     void print_cpumask(TextBuffer& out, const Segment& s, int len_arg, uint32_t off, uint32_t len) const;
     const Node* strip_casts(const Node* n) const noexcept;
-    bool in_range(uint32_t off, uint32_t n) const noexcept { return off <= c_.size && n <= c_.size - off; }
+    bool in_range(uint32_t off, uint32_t n) const noexcept { return c_.in_range(off, n); }
 
     const Program& p_;
     const EvalContext& c_;
