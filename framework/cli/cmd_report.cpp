@@ -32,6 +32,7 @@
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/trace_set.hpp"
+#include "framework/format/compiled_print.hpp"
 #include "framework/output/event_record_writer.hpp"
 #include "framework/output/output_buffer.hpp"
 #include "framework/output/parallel_line_writer.hpp"
@@ -871,10 +872,11 @@ int ReportRun::print_events() {
     if (!text) records.begin();
     for (auto& h : handlers_) h->begin(set_.file(0));
 
-    // -j: lines are formatted by worker threads, except those of event types whose printing may
-    // change state (plugin overrides and subscribers, -r/-R, libtraceevent's bookkeeping): for
-    // those the workers are drained and the line is printed here, so the output stays the serial
-    // one. --ts-diff, --ts-check and json/csv keep one thread.
+    // -j N: lines are formatted by N threads (N - 1 workers and this one), except those of event
+    // types whose printing may change state (plugin overrides and subscribers, -r/-R,
+    // libtraceevent's bookkeeping): this thread prints those in merge order and hands them to the
+    // batches as finished lines, so the output stays the serial one. Workers read none of the state
+    // such printing changes (the comm is taken here). --ts-diff, --ts-check and json/csv keep one thread.
     const int jobs =
         o_.jobs > 0 ? o_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     // Report options (-w, --profile) see every line in order: they keep one thread too.
@@ -889,26 +891,62 @@ int ReportRun::print_events() {
                                  set_.file(f).formats().print_has_side_effects(*t);
         }
     }
-    std::unique_ptr<output::ParallelLineWriter> workers;
-    if (parallel) {
-        workers = std::make_unique<output::ParallelLineWriter>(buf, jobs, [&](output::LineBatch& batch) {
-            output::ReportLineWriter batch_lines(batch.text, style);
-            TextBuffer batch_info;
-            for (const output::LineJob& j : batch.jobs) {
-                const size_t h = j.source;
-                const size_t fi = order[h].file;
-                engine::TraceFile& file = set_.file(fi);
-                Event ev(j.type, &file, batch.payload(j), j.ts, j.cpu, j.missed);
-                batch_info.clear();
-                dispatch_[fi]->print_info(ev, batch_info);
-                batch_lines.write(handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed,
-                                  output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi],
-                                  batch_info.view());
-            }
-        });
+    // Event types whose info is the compiled print fmt alone (no plugin override, -R, -r or report
+    // option): their lines are printed straight into the output.
+    std::vector<std::vector<const format::CompiledPrint*>> direct(set_.size());
+    for (size_t f = 0; text && !o_.raw && option_handlers_.empty() && f < set_.size(); ++f) {
+        const engine::PrintDispatch& d = *dispatch_[f];
+        for (const EventType* t : set_.file(f).types()) {
+            if (t->id >= direct[f].size()) direct[f].resize(t->id + 1, nullptr);
+            if (!d.overridden(t->id) && !d.raw(t->id)) direct[f][t->id] = set_.file(f).formats().compiled(*t);
+        }
+    }
+    auto compiled_print = [&](size_t fi, uint32_t id) -> const format::CompiledPrint* {
+        return id < direct[fi].size() ? direct[fi][id] : nullptr;
+    };
+    std::vector<char> swap(set_.size()), filtered(set_.size());
+    for (size_t f = 0; f < set_.size(); ++f) {
+        swap[f] = set_.file(f).formats().swap();
+        filtered[f] = !filters_[f].empty();
     }
 
-    uint64_t parallel_lines = 0, drains = 0;
+    std::unique_ptr<output::ParallelLineWriter> workers;
+    if (parallel) {
+        workers = std::make_unique<output::ParallelLineWriter>(
+            buf, jobs,
+            [&](const output::LineBatch& batch, std::span<const output::LineJob> batch_jobs,
+                output::OutputBuffer& text) {
+                output::ReportLineWriter batch_lines(text, style);
+                TextBuffer batch_info;
+                for (const output::LineJob& j : batch_jobs) {
+                    const size_t h = j.source;
+                    const size_t fi = order[h].file;
+                    engine::TraceFile& file = set_.file(fi);
+                    const auto payload = batch.payload(j);
+                    Event ev(j.type, &file, payload, j.ts, j.cpu, j.missed);
+                    const output::TimeStyle time_style{file.in_usecs(), file.use_trace_clock()};
+                    if (const format::CompiledPrint* cp = compiled_print(fi, j.type->id)) {
+                        batch_lines.write(
+                            handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed, time_style, common[fi], *cp,
+                            {payload.data(), static_cast<uint32_t>(payload.size()), swap[fi] != 0});
+                        continue;
+                    }
+                    batch_info.clear();
+                    dispatch_[fi]->print_info(ev, batch_info);
+                    batch_lines.write(handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed, time_style,
+                                      common[fi], batch_info.view());
+                }
+            });
+    }
+    // With workers, the lines this thread prints itself (in order) go into the batches as text.
+    output::OutputBuffer ordered_text;
+    output::ReportLineWriter ordered_lines(ordered_text, style);
+    // Output written so far, the batches included, before a message on stderr.
+    auto flush_all = [&] {
+        if (workers) workers->drain();
+        buf.flush();
+    };
+
     TextBuffer info;
     uint64_t unknown = 0;
     const engine::Record* rec = nullptr;
@@ -928,7 +966,7 @@ int ReportRun::print_events() {
                 c.flags_size ? ev.u64(FieldHandle{c.flags_offset, c.flags_size, 0, true}) : 0;
             if ((o_.no_irqs && (flags & 0x08)) || (o_.no_softirqs && (flags & 0x10))) continue;
         }
-        if (!filters_[fi].empty() && !filters_[fi].accept(ev)) continue;
+        if (filtered[fi] && !filters_[fi].accept(ev)) continue;
         const size_t h = source_handle[static_cast<size_t>(src - merger.sources().data())];
         HandleInfo& hi = handles[h];
         const size_t ci = static_cast<size_t>(src->stream.cpu_index());
@@ -945,22 +983,20 @@ int ReportRun::print_events() {
         // The comm is taken before the info is printed: a plugin that registers names while
         // printing affects the following lines, as with trace-cmd.
         const std::string_view comm = file.comm(pid);
-        if (workers) {
-            if (type->id < in_order[fi].size() && !in_order[fi][type->id]) {
-                workers->add(
-                    {type, static_cast<uint32_t>(h), 0, 0, rec->ts, rec->cpu, pid, rec->missed, comm},
-                    {rec->data, rec->size});
-                ++parallel_lines;
-                if (buf.failed()) break;
-                continue;
-            }
-            workers->drain();
-            // Each drain waits for the workers: when in-order events come too often for the
-            // batches in between to pay for that, the rest of the run prints in this thread.
-            if (++drains >= 1024 && parallel_lines < drains * 64) workers.reset();
+        if (workers && type->id < in_order[fi].size() && !in_order[fi][type->id]) {
+            workers->add({type, static_cast<uint32_t>(h), 0, 0, rec->ts, rec->cpu, pid, rec->missed, comm},
+                         {rec->data, rec->size});
+            if (buf.failed()) break;
+            continue;
         }
         engine::PrintDispatch& d = *dispatch_[fi];
-        if (!events_replaced_) {
+        output::ReportLineWriter& line_writer = workers ? ordered_lines : lines;
+        const output::TimeStyle time_style{file.in_usecs(), file.use_trace_clock()};
+        const format::CompiledPrint* cp = compiled_print(fi, type->id);
+        if (cp && !events_replaced_) {
+            line_writer.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed, time_style, common[fi], *cp,
+                              {rec->data, rec->size, swap[fi] != 0});
+        } else if (!events_replaced_) {
             info.clear();
             if (o_.raw && text)
                 file.formats().print_raw(ev, info);
@@ -968,24 +1004,27 @@ int ReportRun::print_events() {
                 d.print_info(ev, info);
             if (text) d.annotate(ev, info);
             if (auto fault = d.take_fault()) {
-                buf.flush();
+                flush_all();
                 if (report_fault(fault->handler, ev, fault->what)) return kExitRuntime;
             }
             if (text)
-                lines.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed,
-                            output::TimeStyle{file.in_usecs(), file.use_trace_clock()}, common[fi],
-                            info.view());
+                line_writer.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed, time_style, common[fi],
+                                  info.view());
             else
                 records.write(hi.source, ev, comm, pid, rec->ts, rec->missed, info.view());
+        }
+        if (workers && !ordered_text.view().empty()) {
+            workers->add_line(ordered_text.view());
+            ordered_text.clear();
         }
         for (EventHandler* eh : d.subscribers(type->id)) {
             try {
                 eh->on_event(ev);
             } catch (const std::exception& e) {
-                buf.flush();
+                flush_all();
                 if (report_fault(eh, ev, e.what())) return kExitRuntime;
             } catch (...) {
-                buf.flush();
+                flush_all();
                 if (report_fault(eh, ev, "unknown exception")) return kExitRuntime;
             }
         }

@@ -5,6 +5,7 @@
 
 #include <ringscope/context.hpp>
 
+#include "framework/format/compiled_print.hpp"
 #include "framework/format/format_parser.hpp"
 #include "framework/format/print_eval.hpp"
 #include "framework/format/print_parser.hpp"
@@ -14,6 +15,7 @@ namespace ringscope::format {
 struct FormatCatalog::Entry {
     std::unique_ptr<EventType> type;
     std::unique_ptr<Program> prog;
+    std::unique_ptr<CompiledPrint> compiled;            // null: printed by PrintEvaluator
     int fmt_field = -1, buf_field = -1, ip_field = -1;  // bprint only
 };
 
@@ -32,6 +34,7 @@ Expected<const EventType*> FormatCatalog::add_format(std::string_view text, std:
     auto e = std::make_unique<Entry>();
     e->type = std::move(parsed->type);
     e->prog = std::move(parsed->program);
+    e->compiled = CompiledPrint::compile(*e->prog);
     if (e->prog->is_bprint) {
         e->fmt_field = e->prog->find_field("fmt");
         e->buf_field = e->prog->find_field("buf");
@@ -82,6 +85,11 @@ bool FormatCatalog::print_fmt_failed(const EventType& type) const noexcept {
     return e && (e->prog->failed || e->prog->runtime_failed.load(std::memory_order_relaxed));
 }
 
+const CompiledPrint* FormatCatalog::compiled(const EventType& type) const noexcept {
+    const Entry* e = entry_for(&type);
+    return e ? e->compiled.get() : nullptr;
+}
+
 bool FormatCatalog::print_has_side_effects(const EventType& type) const noexcept {
     const Entry* e = entry_for(&type);
     return !e || e->prog->failed || e->prog->is_bprint ||
@@ -118,6 +126,23 @@ void FormatCatalog::print_info(const Event& event, TextBuffer& out) const {
     const Entry* e = entry_for(event.type_ptr());
     if (!e) {
         out.append("[UNKNOWN EVENT]");
+        return;
+    }
+    if (e->compiled) {
+        const auto payload = event.payload();
+        const RecordView rec{payload.data(), static_cast<uint32_t>(payload.size()), swap()};
+        const size_t room = e->compiled->room(rec.size);
+        constexpr size_t kStackRoom = 1024;
+        if (room <= kStackRoom) {
+            char text[kStackRoom];
+            out.append(std::string_view(text, e->compiled->write(text, rec)));
+            return;
+        }
+        // straight into the buffer: room for the longest print, cut back to what was printed
+        std::string& s = out.str();
+        const size_t old = s.size();
+        s.resize(old + room);
+        s.resize(old + e->compiled->write(s.data() + old, rec));
         return;
     }
     EvalContext c = make_context(event, long_size_, big_endian_);

@@ -21,6 +21,8 @@
 
 namespace ringscope::format {
 
+class CompiledPrint;
+
 class FormatCatalog {
   public:
     // long_size and byte order of the traced kernel (the trace.dat header says them).
@@ -49,6 +51,12 @@ class FormatCatalog {
     // string flags, a bprint short of arguments marks its event failed). Events of other types
     // print the same whatever was printed before (`report -j` formats them in parallel).
     bool print_has_side_effects(const EventType& type) const noexcept;
+
+    // The compiled print fmt of the type when it has one (what print_info prints, without the
+    // general evaluator): `report` prints such events straight into its output.
+    const CompiledPrint* compiled(const EventType& type) const noexcept;
+    // Whether the file's byte order differs from the host's (RecordView::swap).
+    bool swap() const noexcept { return big_endian_ != Event::host_big_endian(); }
 
     // The text after "name: " in `trace-cmd report -N` (tep_print_event with TEP_PRINT_INFO and
     // no plugin). Symbols (%pS, ...) come from event.context().resolvers(), domain "kernel".

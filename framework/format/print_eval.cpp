@@ -25,46 +25,6 @@ void put_0x(TextBuffer& out, uint64_t v) {
 
 }  // namespace
 
-uint64_t PrintEvaluator::read_number(uint32_t off, uint32_t n) const noexcept {
-    if (!in_range(off, n)) return 0;
-    const uint8_t* p = c_.data + off;
-    switch (n) {
-        case 1:
-            return *p;
-        case 2: {
-            uint16_t x;
-            std::memcpy(&x, p, 2);
-            return c_.swap ? __builtin_bswap16(x) : x;
-        }
-        case 4: {
-            uint32_t x;
-            std::memcpy(&x, p, 4);
-            return c_.swap ? __builtin_bswap32(x) : x;
-        }
-        case 8: {
-            uint64_t x;
-            std::memcpy(&x, p, 8);
-            return c_.swap ? __builtin_bswap64(x) : x;
-        }
-        default:
-            return 0;
-    }
-}
-
-void PrintEvaluator::dynamic_offset(const PField& f, uint32_t& offset, uint32_t& len) const noexcept {
-    if (uint64_t{f.offset} + f.size > c_.size) {
-        offset = 0;
-        len = 0;
-        return;
-    }
-    uint64_t val = read_number(f.offset, f.size);
-    uint32_t o = static_cast<uint32_t>(val & 0xffff);
-    uint32_t l = f.size == 2 ? c_.size - o : static_cast<uint32_t>((val >> 16) & 0xffff);
-    offset = o > c_.size ? 0 : o;
-    len = uint64_t{o} + l > c_.size ? 0 : l;
-    if (f.flags & kTepRelative) offset += f.offset + f.size;
-}
-
 const Node* PrintEvaluator::strip_casts(const Node* n) const noexcept {
     while (n && n->kind == ArgKind::type) n = node(n->a);
     return n;

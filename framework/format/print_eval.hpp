@@ -12,18 +12,16 @@
 #include <ringscope/text_buffer.hpp>
 
 #include "framework/format/print_program.hpp"
+#include "framework/format/record_view.hpp"
 #include "framework/format/text_maps.hpp"
 
 namespace ringscope::format {
 
 // (PrintkMap comes from text_maps.hpp)
 
-// Everything an evaluation needs besides the program.
-struct EvalContext {
-    const uint8_t* data = nullptr;
-    uint32_t size = 0;
+// Everything an evaluation needs besides the program: the record, and how to read and print it.
+struct EvalContext : RecordView {
     uint32_t trailing = 0;  // readable bytes after the record (the rest of its sub-buffer)
-    bool swap = false;      // the file's byte order differs from the host's
     bool file_big_endian = false;
     int long_size = 8;
     const ResolverService* resolvers = nullptr;  // may be null: addresses print as hex
@@ -53,9 +51,11 @@ class PrintEvaluator {
     void print_bprint(TextBuffer& out, const std::vector<Segment>& segs, const BArg* args,
                       size_t nargs) const;
 
-    uint64_t read_number(uint32_t off, uint32_t n) const noexcept;
+    uint64_t read_number(uint32_t off, uint32_t n) const noexcept { return c_.read_number(off, n); }
     // dynamic_offset_field(): offset and length of a __data_loc/__rel_loc field's data.
-    void dynamic_offset(const PField& f, uint32_t& offset, uint32_t& len) const noexcept;
+    void dynamic_offset(const PField& f, uint32_t& offset, uint32_t& len) const noexcept {
+        c_.dynamic_offset(f, offset, len);
+    }
 
   private:
     struct Ref {
@@ -79,7 +79,7 @@ class PrintEvaluator {
     void print_bitmask(TextBuffer& out, const Segment& s, int len_arg, uint32_t off, uint32_t len) const;
     void print_cpumask(TextBuffer& out, const Segment& s, int len_arg, uint32_t off, uint32_t len) const;
     const Node* strip_casts(const Node* n) const noexcept;
-    bool in_range(uint32_t off, uint32_t n) const noexcept { return off <= c_.size && n <= c_.size - off; }
+    bool in_range(uint32_t off, uint32_t n) const noexcept { return c_.in_range(off, n); }
 
     const Program& p_;
     const EvalContext& c_;

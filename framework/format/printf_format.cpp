@@ -104,42 +104,17 @@ void pad(TextBuffer& out, int n, char c) {
     if (n > 0) out.append_repeat(c, static_cast<size_t>(n));
 }
 
-// %d %i %u %x %X without flags, width or precision: most print fmt conversions.
-void format_plain_int(TextBuffer& out, char conv, int ls, uint64_t v) {
-    const int bits = ls <= -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
-    if (bits < 64) v &= (uint64_t{1} << bits) - 1;
-    char text[24];
-    char* const end = text + sizeof text;
-    char* p = end;
-    if (conv == 'x' || conv == 'X') {
-        const char* hex = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-        do {
-            *--p = hex[v & 15];
-            v >>= 4;
-        } while (v);
-    } else {
-        bool neg = false;
-        if (conv != 'u') {
-            const int64_t sv =
-                bits == 64 ? static_cast<int64_t>(v) : static_cast<int64_t>(v << (64 - bits)) >> (64 - bits);
-            neg = sv < 0;
-            v = neg ? 0 - static_cast<uint64_t>(sv) : static_cast<uint64_t>(sv);
-        }
-        do {
-            *--p = static_cast<char>('0' + v % 10);
-            v /= 10;
-        } while (v);
-        if (neg) *--p = '-';
-    }
-    out.append(std::string_view(p, static_cast<size_t>(end - p)));
-}
+// What printf prints for one integer conversion, in pieces: blanks, prefix, zeros, digits, blanks.
+struct IntText {
+    int lead = 0, trail = 0, zeros = 0;
+    const char* prefix = "";
+    int plen = 0;
+    char digits[32];  // most significant first
+    int nd = 0;
+};
 
-}  // namespace
-
-void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
-    const Spec& s = seg.spec;
-    if (s.plain) return format_plain_int(out, s.conv, seg.ls, v);
-    if (!s.simple) return fallback_int(out, seg, star, v);
+IntText int_text(const Spec& s, int ls, int star, uint64_t v) noexcept {
+    IntText t;
     int width = s.width, prec = s.prec;
     bool left = s.left;
     if (width == -2) {
@@ -150,86 +125,138 @@ void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
         }
     }
     if (prec == -2) prec = star < 0 ? -1 : star;
+    auto place = [&](int total) {
+        const int fill = width > total ? width - total : 0;
+        (left ? t.trail : t.lead) = fill;
+    };
+    if (s.conv == 'c') {
+        t.digits[0] = static_cast<char>(static_cast<unsigned char>(v));
+        t.nd = 1;
+        place(1);
+        return t;
+    }
 
     // the value as the C type the conversion reads
-    bool is_signed = s.conv == 'd' || s.conv == 'i';
-    bool neg = false;
-    uint64_t mag;
-    int bits = seg.ls <= -2 ? 8 : seg.ls == -1 ? 16 : seg.ls == 0 ? 32 : 64;
-    if (s.conv == 'c') {
-        char ch = static_cast<char>(static_cast<unsigned char>(v));
-        int w = width > 1 ? width - 1 : 0;
-        if (!left) pad(out, w, ' ');
-        out.push_back(ch);
-        if (left) pad(out, w, ' ');
-        return;
-    }
+    const bool is_signed = s.conv == 'd' || s.conv == 'i';
+    const int bits = ls <= -2 ? 8 : ls == -1 ? 16 : ls == 0 ? 32 : 64;
     if (bits < 64) v &= (uint64_t{1} << bits) - 1;
+    bool neg = false;
+    uint64_t mag = v;
     if (is_signed) {
-        int64_t sv =
+        const int64_t sv =
             bits == 64 ? static_cast<int64_t>(v) : static_cast<int64_t>(v << (64 - bits)) >> (64 - bits);
         neg = sv < 0;
         mag = neg ? 0 - static_cast<uint64_t>(sv) : static_cast<uint64_t>(sv);
-    } else {
-        mag = v;
     }
-
-    // Digits least significant first; each base has its own loop so the divisions are by constants.
-    char digits[32];
-    int nd = 0;
     const unsigned base = s.conv == 'o' ? 8 : (s.conv == 'x' || s.conv == 'X') ? 16 : 10;
     if (!(mag == 0 && prec == 0)) {
-        uint64_t m = mag;
         if (base == 10) {
-            do {
-                digits[nd++] = static_cast<char>('0' + m % 10);
-                m /= 10;
-            } while (m);
+            t.nd = static_cast<int>(output::write_u64(t.digits, mag));
         } else if (base == 16) {
-            const char* hex = s.conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
-            do {
-                digits[nd++] = hex[m & 15];
-                m >>= 4;
-            } while (m);
+            t.nd = static_cast<int>(output::write_hex(t.digits, mag, s.conv == 'X'));
         } else {
+            char rev[24];
+            uint64_t m = mag;
             do {
-                digits[nd++] = static_cast<char>('0' + (m & 7));
+                rev[t.nd++] = static_cast<char>('0' + (m & 7));
                 m >>= 3;
             } while (m);
+            for (int i = 0; i < t.nd; ++i) t.digits[i] = rev[t.nd - 1 - i];
         }
     }
-    int zeros = prec > nd ? prec - nd : 0;
-    if (s.alt && s.conv == 'o' && zeros == 0 && (nd == 0 || digits[nd - 1] != '0')) zeros = 1;
-    const char* prefix = "";
+    t.zeros = prec > t.nd ? prec - t.nd : 0;
+    if (s.alt && s.conv == 'o' && t.zeros == 0 && (t.nd == 0 || t.digits[0] != '0')) t.zeros = 1;
     if (is_signed) {
         if (neg)
-            prefix = "-";
+            t.prefix = "-";
         else if (s.plus)
-            prefix = "+";
+            t.prefix = "+";
         else if (s.space)
-            prefix = " ";
+            t.prefix = " ";
     } else if (s.alt && mag != 0 && base == 16) {
-        prefix = s.conv == 'X' ? "0X" : "0x";
+        t.prefix = s.conv == 'X' ? "0X" : "0x";
     }
-    int plen = static_cast<int>(std::strlen(prefix));
-    int total = plen + zeros + nd;
+    t.plen = static_cast<int>(std::strlen(t.prefix));
+    int total = t.plen + t.zeros + t.nd;
     if (s.zero && !left && prec < 0 && width > total) {
-        zeros += width - total;
+        t.zeros += width - total;
         total = width;
     }
-    if (!left) pad(out, width - total, ' ');
-    // The common case (no padding, no prefix) is one append of the reversed digits.
-    char text[32];
-    for (int i = 0; i < nd; ++i) text[i] = digits[nd - 1 - i];
-    if (plen) out.append(std::string_view(prefix, static_cast<size_t>(plen)));
-    pad(out, zeros, '0');
-    out.append(std::string_view(text, static_cast<size_t>(nd)));
-    if (left) pad(out, width - total, ' ');
+    place(total);
+    return t;
+}
+
+std::string_view cut_at_nul(std::string_view str) noexcept {
+    const size_t nul = str.find('\0');
+    return nul == std::string_view::npos ? str : str.substr(0, nul);
+}
+
+// printf("%*.*s"): the string cut at the precision, and the blanks before or after it.
+struct StrText {
+    std::string_view str;
+    size_t lead = 0, trail = 0;
+};
+
+StrText str_text(std::string_view str, int width, int prec, bool left) noexcept {
+    StrText t;
+    if (prec >= 0 && str.size() > static_cast<size_t>(prec)) str = str.substr(0, static_cast<size_t>(prec));
+    t.str = str;
+    const size_t fill =
+        width > 0 && static_cast<size_t>(width) > str.size() ? static_cast<size_t>(width) - str.size() : 0;
+    (left ? t.trail : t.lead) = fill;
+    return t;
+}
+
+}  // namespace
+
+bool bounded_spec(const Spec& s) noexcept {
+    return s.simple && s.width != -2 && s.prec != -2 && s.width <= kMaxBoundedWidth &&
+           s.prec <= kMaxBoundedWidth;
+}
+
+size_t write_int(char* dst, const Spec& s, int ls, uint64_t v) noexcept {
+    if (s.plain) return write_plain_int(dst, s.conv, ls, v);
+    const IntText t = int_text(s, ls, 0, v);
+    char* p = dst;
+    std::memset(p, ' ', static_cast<size_t>(t.lead));
+    p += t.lead;
+    std::memcpy(p, t.prefix, static_cast<size_t>(t.plen));
+    p += t.plen;
+    std::memset(p, '0', static_cast<size_t>(t.zeros));
+    p += t.zeros;
+    std::memcpy(p, t.digits, static_cast<size_t>(t.nd));
+    p += t.nd;
+    std::memset(p, ' ', static_cast<size_t>(t.trail));
+    p += t.trail;
+    return static_cast<size_t>(p - dst);
+}
+
+size_t write_str(char* dst, const Spec& s, std::string_view str) noexcept {
+    const StrText t = str_text(cut_at_nul(str), s.width, s.prec, s.left);
+    std::memset(dst, ' ', t.lead);
+    std::memcpy(dst + t.lead, t.str.data(), t.str.size());
+    std::memset(dst + t.lead + t.str.size(), ' ', t.trail);
+    return t.lead + t.str.size() + t.trail;
+}
+
+void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
+    const Spec& s = seg.spec;
+    if (s.plain) {
+        char text[24];
+        out.append(std::string_view(text, write_plain_int(text, s.conv, seg.ls, v)));
+        return;
+    }
+    if (!s.simple) return fallback_int(out, seg, star, v);
+    const IntText t = int_text(s, seg.ls, star, v);
+    pad(out, t.lead, ' ');
+    out.append(std::string_view(t.prefix, static_cast<size_t>(t.plen)));
+    pad(out, t.zeros, '0');
+    out.append(std::string_view(t.digits, static_cast<size_t>(t.nd)));
+    pad(out, t.trail, ' ');
 }
 
 void format_str(TextBuffer& out, const Segment& seg, int star, std::string_view str) {
-    size_t nul = str.find('\0');
-    if (nul != std::string_view::npos) str = str.substr(0, nul);
+    str = cut_at_nul(str);
     const Spec& s = seg.spec;
     if (!s.simple || s.conv != 's') return fallback_str(out, seg, star, str);
     int width = s.width, prec = s.prec;
@@ -250,11 +277,10 @@ void format_str(TextBuffer& out, const Segment& seg, int star, std::string_view 
         }
         prec = star;
     }
-    if (prec >= 0 && str.size() > static_cast<size_t>(prec)) str = str.substr(0, static_cast<size_t>(prec));
-    int w = width - static_cast<int>(str.size());
-    if (!left) pad(out, w, ' ');
-    out.append(str);
-    if (left) pad(out, w, ' ');
+    const StrText t = str_text(str, width, prec, left);
+    if (t.lead) out.append_repeat(' ', t.lead);
+    out.append(t.str);
+    if (t.trail) out.append_repeat(' ', t.trail);
 }
 
 }  // namespace ringscope::format

@@ -1,5 +1,6 @@
 // Integer formatting for the hot output paths: digits written straight into a caller's buffer,
-// with the padding printf would add, but without parsing a format string per call.
+// with the padding printf would add, but without parsing a format string per call. The digits
+// are counted first and written in place, two per division, so nothing is copied afterwards.
 #pragma once
 
 #include <cstddef>
@@ -13,27 +14,62 @@ inline constexpr char kDigitPairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
-}
+inline constexpr char kHexLower[] = "0123456789abcdef";
+inline constexpr char kHexUpper[] = "0123456789ABCDEF";
 
-// Writes the decimal digits of v at p; returns the count (at most 20). Two digits per division.
-inline size_t write_u64(char* p, uint64_t v) noexcept {
-    char tmp[20];
-    char* end = tmp + sizeof tmp;
-    char* q = end;
+// "000102...feff": the two hexadecimal digits of every byte.
+struct HexPairs {
+    char text[513];
+    constexpr explicit HexPairs(const char* digits) : text() {
+        for (int i = 0; i < 256; ++i) {
+            text[2 * i] = digits[i >> 4];
+            text[2 * i + 1] = digits[i & 15];
+        }
+        text[512] = 0;
+    }
+};
+inline constexpr HexPairs kHexPairsLower(kHexLower);
+inline constexpr HexPairs kHexPairsUpper(kHexUpper);
+
+// Writes v's n decimal digits ending at end (v must have exactly n digits, or fewer when the
+// caller zero-fills the rest).
+inline void put_digits_before(char* end, uint64_t v) noexcept {
     while (v >= 100) {
-        const auto r = static_cast<unsigned>(v % 100);
+        end -= 2;
+        std::memcpy(end, kDigitPairs + 2 * (v % 100), 2);
         v /= 100;
-        q -= 2;
-        std::memcpy(q, detail::kDigitPairs + 2 * r, 2);
     }
     if (v >= 10) {
-        q -= 2;
-        std::memcpy(q, detail::kDigitPairs + 2 * v, 2);
+        end -= 2;
+        std::memcpy(end, kDigitPairs + 2 * v, 2);
     } else {
-        *--q = static_cast<char>('0' + v);
+        *--end = static_cast<char>('0' + v);
     }
-    const size_t n = static_cast<size_t>(end - q);
-    std::memcpy(p, q, n);
+}
+}  // namespace detail
+
+// Decimal digits of v (1 for 0).
+inline size_t count_digits(uint64_t v) noexcept {
+    size_t n = 1;
+    for (;;) {
+        if (v < 10) return n;
+        if (v < 100) return n + 1;
+        if (v < 1000) return n + 2;
+        if (v < 10000) return n + 3;
+        v /= 10000;
+        n += 4;
+    }
+}
+
+// Hexadecimal digits of v (1 for 0).
+inline size_t count_hex_digits(uint64_t v) noexcept {
+    return v ? static_cast<size_t>((67 - __builtin_clzll(v)) / 4) : 1;
+}
+
+// Writes the decimal digits of v at p; returns the count (at most 20).
+inline size_t write_u64(char* p, uint64_t v) noexcept {
+    const size_t n = count_digits(v);
+    detail::put_digits_before(p + n, v);
     return n;
 }
 
@@ -45,33 +81,63 @@ inline size_t write_i64(char* p, int64_t v) noexcept {
     return write_u64(p, static_cast<uint64_t>(v));
 }
 
+// Writes the hexadecimal digits of v at p (no prefix); returns the count (at most 16). Two
+// digits per byte of v.
+inline size_t write_hex(char* p, uint64_t v, bool upper = false) noexcept {
+    const char* pairs = upper ? detail::kHexPairsUpper.text : detail::kHexPairsLower.text;
+    const size_t n = count_hex_digits(v);
+    char* end = p + n;
+    while (v >= 0x100) {
+        end -= 2;
+        std::memcpy(end, pairs + 2 * (v & 0xff), 2);
+        v >>= 8;
+    }
+    if (v >= 0x10) {
+        end -= 2;
+        std::memcpy(end, pairs + 2 * v, 2);
+    } else {
+        *--end = pairs[2 * v + 1];
+    }
+    return n;
+}
+
 // printf("%*llu", width, v): right-aligned, blank-padded.
 inline size_t write_u64_right(char* p, uint64_t v, size_t width) noexcept {
-    char tmp[20];
-    size_t n = write_u64(tmp, v);
-    size_t pad = n < width ? width - n : 0;
-    std::memset(p, ' ', pad);
-    std::memcpy(p + pad, tmp, n);
+    const size_t n = count_digits(v);
+    const size_t pad = n < width ? width - n : 0;
+    for (size_t i = 0; i < pad; ++i) p[i] = ' ';
+    detail::put_digits_before(p + pad + n, v);
     return pad + n;
 }
 
 // printf("%0*llu", width, v): zero-padded.
 inline size_t write_u64_zero(char* p, uint64_t v, size_t width) noexcept {
-    char tmp[20];
-    size_t n = write_u64(tmp, v);
-    size_t pad = n < width ? width - n : 0;
-    std::memset(p, '0', pad);
-    std::memcpy(p + pad, tmp, n);
+    const size_t n = count_digits(v);
+    const size_t pad = n < width ? width - n : 0;
+    for (size_t i = 0; i < pad; ++i) p[i] = '0';
+    detail::put_digits_before(p + pad + n, v);
     return pad + n;
+}
+
+// printf("%06u", v) for v < 1000000: the microseconds of a time stamp, three digit pairs.
+inline void write_6_digits(char* p, uint32_t v) noexcept {
+    std::memcpy(p, detail::kDigitPairs + 2 * (v / 10000), 2);
+    std::memcpy(p + 2, detail::kDigitPairs + 2 * (v / 100 % 100), 2);
+    std::memcpy(p + 4, detail::kDigitPairs + 2 * (v % 100), 2);
+}
+
+// printf("%09u", v) for v < 1000000000: the nanoseconds of a time stamp.
+inline void write_9_digits(char* p, uint32_t v) noexcept {
+    p[0] = static_cast<char>('0' + v / 100000000);
+    v %= 100000000;
+    std::memcpy(p + 1, detail::kDigitPairs + 2 * (v / 1000000), 2);
+    write_6_digits(p + 3, v % 1000000);
 }
 
 // printf("%-*d", width, v): left-aligned, blank-padded.
 inline size_t write_i64_left(char* p, int64_t v, size_t width) noexcept {
     size_t n = write_i64(p, v);
-    if (n < width) {
-        std::memset(p + n, ' ', width - n);
-        n = width;
-    }
+    for (; n < width; ++n) p[n] = ' ';
     return n;
 }
 

@@ -31,25 +31,38 @@ bool OutputBuffer::flush() {
     }
     // Whatever went to the FILE* before (headers printed with stdio) must come first.
     std::fflush(out_);
+    write_all(buf_.get(), len_);
+    len_ = 0;
+    return !failed_;
+}
+
+void OutputBuffer::write_all(const char* p, size_t n) {
     size_t done = 0;
-    while (done < len_) {
-        ssize_t n = ::write(fd_, buf_.get() + done, len_ - done);
-        if (n < 0) {
+    while (done < n && !failed_) {
+        ssize_t k = ::write(fd_, p + done, n - done);
+        if (k < 0) {
             if (errno == EINTR) continue;
             failed_ = true;
             errno_ = errno;
             break;
         }
-        done += static_cast<size_t>(n);
+        done += static_cast<size_t>(k);
     }
-    len_ = 0;
-    return !failed_;
+}
+
+void OutputBuffer::append_unbuffered(std::string_view s) {
+    constexpr size_t kSmall = 64 * 1024;
+    if (!out_ || s.size() <= kSmall) {
+        append(s);
+        return;
+    }
+    if (flush()) write_all(s.data(), s.size());
 }
 
 void OutputBuffer::make_room(size_t n) {
     if (out_) {
         flush();
-        return;
+        if (n <= cap_) return;  // else grow: reserve() promises n contiguous bytes
     }
     const size_t cap = std::max(cap_ * 2, len_ + n);
     std::unique_ptr<char[]> bigger(new char[cap]);

@@ -33,6 +33,9 @@ class OutputBuffer {
         len_ += s.size();
     }
     void append(const char* p, size_t n) { append(std::string_view(p, n)); }
+    // A large block (a batch of lines) written out without copying it in: what is buffered, then
+    // the block itself. Small blocks and in-memory buffers are appended.
+    void append_unbuffered(std::string_view s);
     void push_back(char c) {
         if (len_ == cap_) make_room(1);
         buf_[len_++] = c;
@@ -63,6 +66,7 @@ class OutputBuffer {
 
   private:
     void slow_append(std::string_view s);
+    void write_all(const char* p, size_t n);
     void make_room(size_t n);  // writes out, or in memory grows to hold n more bytes
 
     std::FILE* out_;  // null: in memory

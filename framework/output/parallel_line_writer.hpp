@@ -1,8 +1,11 @@
-// `report -j N`: the event lines are formatted by N worker threads and still written in the exact
-// order of the merge. The calling thread merges, cuts the events into batches in that order (each
-// record's bytes copied in: the streams recycle their pages as the merge goes on) and hands the
-// batches to the workers; each worker formats a whole batch into the batch's own memory buffer;
-// the batches are written to the output in the order they were cut.
+// `report -j N`: the event lines are formatted by N threads (N - 1 workers and the caller) and
+// still written in the exact order of the merge. The calling thread merges, cuts the events into
+// batches in that order (each record's bytes copied in: the streams recycle their pages as the
+// merge goes on) and hands the batches to the workers; each batch is formatted into its own memory
+// buffer; the batches are written to the output in the order they were cut. Lines the caller must
+// format itself, in order (plugin printers with side effects), go into the batch as finished text,
+// so they cost no wait. When every slot is in use the caller formats the oldest waiting batch
+// instead of waiting.
 #pragma once
 
 #include <condition_variable>
@@ -32,6 +35,7 @@ struct LineJob {
     int pid = 0;
     int64_t missed = 0;
     std::string_view comm;  // must stay valid until the batch is written
+    bool text = false;      // the payload is a finished line (add_line)
 };
 
 struct LineBatch {
@@ -46,9 +50,12 @@ struct LineBatch {
 
 class ParallelLineWriter {
   public:
-    // Fills batch.text from batch.jobs; called on the worker threads, several batches at a time.
-    using Format = std::function<void(LineBatch& batch)>;
+    // Appends the lines of `jobs` (a run of the batch's jobs, none of them a finished line) to
+    // `text`; called on several threads at a time.
+    using Format =
+        std::function<void(const LineBatch& batch, std::span<const LineJob> jobs, OutputBuffer& text)>;
 
+    // threads: the formatting threads, the caller included (threads - 1 workers are started).
     ParallelLineWriter(OutputBuffer& out, int threads, Format format);
     ParallelLineWriter(const ParallelLineWriter&) = delete;
     ParallelLineWriter& operator=(const ParallelLineWriter&) = delete;
@@ -56,6 +63,8 @@ class ParallelLineWriter {
 
     // Appends one event to the batch being filled; a full batch goes to the workers.
     void add(const LineJob& job, std::span<const uint8_t> payload);
+    // Appends a finished line (with its newline), written in its place among the events.
+    void add_line(std::string_view line);
     // Waits for every batch handed out so far and writes them all, in order: afterwards the output
     // holds every line added, and the caller may write its own lines in between.
     void drain();
@@ -68,15 +77,18 @@ class ParallelLineWriter {
         LineBatch batch;
         State state = State::filling;
     };
+    Slot& slot(uint64_t n) { return *slots_[n % slots_.size()]; }
+    void submit_if_full(const LineBatch& b);
     void submit();                   // the filling slot goes to the workers
-    void write_done(bool wait_one);  // writes finished batches in order (waits for the oldest)
+    void write_done(bool wait_one);  // writes finished batches in order (waits for, or formats, the oldest)
+    void format_batch(LineBatch& b) const;
     void work();
 
     OutputBuffer& out_;
     Format format_;
     std::vector<std::unique_ptr<Slot>> slots_;  // a ring: batch n lives in slots_[n % size]
     uint64_t filled_ = 0;                       // batches handed out
-    uint64_t taken_ = 0;                        // batches a worker took
+    uint64_t taken_ = 0;                        // batches a worker (or the caller) took
     uint64_t written_ = 0;                      // batches written
     bool stop_ = false;
     std::mutex mu_;

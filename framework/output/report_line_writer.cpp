@@ -16,14 +16,14 @@ size_t write_time(char* p, uint64_t ts, bool nsec, const TimeStyle& t) {
     if (nsec) {
         n = write_u64_right(p, ts / 1000000000u, 5);
         p[n++] = '.';
-        n += write_u64_zero(p + n, ts % 1000000000u, 9);
-    } else {
-        const uint64_t us = (ts + 500) / 1000;
-        n = write_u64_right(p, us / 1000000u, 5);
-        p[n++] = '.';
-        n += write_u64_zero(p + n, us % 1000000u, 6);
+        write_9_digits(p + n, static_cast<uint32_t>(ts % 1000000000u));
+        return n + 9;
     }
-    return n;
+    const uint64_t us = (ts + 500) / 1000;
+    n = write_u64_right(p, us / 1000000u, 5);
+    p[n++] = '.';
+    write_6_digits(p + n, static_cast<uint32_t>(us % 1000000u));
+    return n + 6;
 }
 
 constexpr unsigned kIrqsOff = 0x01, kIrqsNoSupport = 0x02, kNeedResched = 0x04, kHardIrq = 0x08,
@@ -39,36 +39,64 @@ void ReportLineWriter::append_time(TextBuffer& out, uint64_t ts, bool nsec, cons
 void ReportLineWriter::write(std::string_view prefix, const Event& ev, std::string_view comm, int pid,
                              uint64_t ts, int64_t missed, const TimeStyle& t, const CommonLayout& common,
                              std::string_view info) {
-    out_.append(prefix);
+    write_head(prefix, ev, comm, pid, ts, missed, t, common);
+    // trace-cmd drops one trailing newline of the whole line.
+    if (!info.empty() && info.back() == '\n') info.remove_suffix(1);
+    out_.append(info);
+    out_.push_back('\n');
+}
+
+void ReportLineWriter::write(std::string_view prefix, const Event& ev, std::string_view comm, int pid,
+                             uint64_t ts, int64_t missed, const TimeStyle& t, const CommonLayout& common,
+                             const format::CompiledPrint& info, const format::RecordView& record) {
+    write_head(prefix, ev, comm, pid, ts, missed, t, common);
+    char* p = out_.reserve(info.room(record.size) + 1);
+    size_t n = info.write(p, record);
+    if (n && p[n - 1] == '\n') --n;
+    p[n++] = '\n';
+    out_.commit(n);
+}
+
+void ReportLineWriter::write_head(std::string_view prefix, const Event& ev, std::string_view comm, int pid,
+                                  uint64_t ts, int64_t missed, const TimeStyle& t,
+                                  const CommonLayout& common) {
+    // One reservation for the whole head: the fixed columns take at most 160 bytes, the dropped
+    // events line 64.
+    const std::string_view name = ev.name();
+    const std::string_view c = style_.latency ? comm.substr(0, 8) : comm;
+    const size_t comm_width = style_.latency ? 8 : 16;
+    char* const start =
+        out_.reserve(prefix.size() + 64 + std::max(c.size(), comm_width) + 160 + name.size() + 22);
+    char* b = start;
+    if (!prefix.empty()) {
+        std::memcpy(b, prefix.data(), prefix.size());
+        b += prefix.size();
+    }
     if (missed != 0) {
-        char b[64];
-        size_t n = 0;
         std::memcpy(b, "CPU:", 4);
-        n = 4 + write_i64(b + 4, ev.cpu());
+        b += 4;
+        b += write_i64(b, ev.cpu());
         if (missed > 0) {
-            b[n++] = ' ';
-            b[n++] = '[';
-            n += write_i64(b + n, missed);
-            std::memcpy(b + n, " EVENTS DROPPED]\n", 17);
-            n += 17;
+            *b++ = ' ';
+            *b++ = '[';
+            b += write_i64(b, missed);
+            std::memcpy(b, " EVENTS DROPPED]\n", 17);
+            b += 17;
         } else {
-            std::memcpy(b + n, " [EVENTS DROPPED]\n", 18);
-            n += 18;
+            std::memcpy(b, " [EVENTS DROPPED]\n", 18);
+            b += 18;
         }
-        out_.append(b, n);
     }
 
-    // COMM-PID [CPU]
-    if (style_.latency) {
-        // "%8.8s": the first 8 characters, right-aligned.
-        std::string_view c = comm.substr(0, 8);
-        if (c.size() < 8) out_.append_repeat(' ', 8 - c.size());
-        out_.append(c);
-    } else {
-        if (comm.size() < 16) out_.append_repeat(' ', 16 - comm.size());
-        out_.append(comm);
+    // COMM-PID [CPU] ("%8.8s" with -l: the first 8 characters, right-aligned)
+    if (c.size() < comm_width) {
+        std::memset(b, ' ', comm_width - c.size());
+        b += comm_width - c.size();
     }
-    char* b = out_.reserve(160);
+    if (!c.empty()) {
+        std::memcpy(b, c.data(), c.size());
+        b += c.size();
+    }
     size_t n = 0;
     b[n++] = '-';
     n += write_i64_left(b + n, pid, 5);
@@ -145,16 +173,15 @@ void ReportLineWriter::write(std::string_view prefix, const Event& ev, std::stri
         }
     }
     b[n++] = ' ';
-    out_.commit(n);
-
-    std::string_view name = ev.name();
-    out_.append(name);
-    out_.append(": ", 2);
-    if (name.size() < 20) out_.append_repeat(' ', 20 - name.size());
-    // trace-cmd drops one trailing newline of the whole line.
-    if (!info.empty() && info.back() == '\n') info.remove_suffix(1);
-    out_.append(info);
-    out_.push_back('\n');
+    std::memcpy(b + n, name.data(), name.size());
+    n += name.size();
+    b[n++] = ':';
+    b[n++] = ' ';
+    if (name.size() < 20) {
+        std::memset(b + n, ' ', 20 - name.size());
+        n += 20 - name.size();
+    }
+    out_.commit(static_cast<size_t>(b + n - start));
 }
 
 }  // namespace ringscope::output

@@ -10,6 +10,8 @@
 #include <ringscope/event.hpp>
 #include <ringscope/text_buffer.hpp>
 
+#include "framework/format/compiled_print.hpp"
+#include "framework/format/record_view.hpp"
 #include "framework/output/output_buffer.hpp"
 
 namespace ringscope::output {
@@ -43,8 +45,16 @@ class ReportLineWriter {
     // One event. `prefix` is the file/instance column ("" when single); `info` the event text.
     void write(std::string_view prefix, const Event& ev, std::string_view comm, int pid, uint64_t ts,
                int64_t missed, const TimeStyle& t, const CommonLayout& common, std::string_view info);
+    // The same with the info printed by a compiled print fmt straight into the output.
+    void write(std::string_view prefix, const Event& ev, std::string_view comm, int pid, uint64_t ts,
+               int64_t missed, const TimeStyle& t, const CommonLayout& common,
+               const format::CompiledPrint& info, const format::RecordView& record);
 
   private:
+    // Everything before the info: "COMM-PID [CPU] TIME: NAME: <pad>".
+    void write_head(std::string_view prefix, const Event& ev, std::string_view comm, int pid, uint64_t ts,
+                    int64_t missed, const TimeStyle& t, const CommonLayout& common);
+
     OutputBuffer& out_;
     ReportStyle style_;
     uint64_t last_ts_ = 0;  // --ts-diff: shared by all inputs, as trace-cmd's static

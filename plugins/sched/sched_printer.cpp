@@ -21,16 +21,18 @@ void write_and_save_comm(const Event& ev, const FieldHandle& comm, uint64_t pid,
 const SchedPrinter::SwitchFields& SchedPrinter::switch_fields(const EventType& t) {
     auto it = switch_.find(&t);
     if (it != switch_.end()) return it->second;
-    SwitchFields f{t.handle("prev_pid"),   t.handle("prev_comm"), t.handle("prev_prio"),
-                   t.handle("prev_state"), t.handle("next_pid"),  t.handle("next_comm"),
-                   t.handle("next_prio"),  std::make_unique<TaskStateNames>(&t)};
+    SwitchFields f{t.handle("prev_pid"),  t.handle("prev_comm"),
+                   t.handle("prev_prio"), t.handle("prev_state"),
+                   t.handle("next_pid"),  t.handle("next_comm"),
+                   t.handle("next_prio"), std::make_unique<TaskStateNames>(&t)};
     return switch_.emplace(&t, std::move(f)).first->second;
 }
 
 const SchedPrinter::WakeupFields& SchedPrinter::wakeup_fields(const EventType& t) {
     auto it = wakeup_.find(&t);
     if (it != wakeup_.end()) return it->second;
-    WakeupFields f{t.handle("pid"), t.handle("comm"), t.handle("prio"), t.handle("success"), t.handle("target_cpu")};
+    WakeupFields f{t.handle("pid"), t.handle("comm"), t.handle("prio"), t.handle("success"),
+                   t.handle("target_cpu")};
     return wakeup_.emplace(&t, f).first->second;
 }
 
@@ -42,7 +44,8 @@ bool SchedPrinter::print(const Event& ev, PrintContext& pc, TextBuffer& out) {
     return true;
 }
 
-// Numbers are read as libtraceevent's tep_get_field_val reads them: unsigned, the field's size.
+// Numbers are read as libtraceevent's tep_get_field_val reads them: unsigned, the field's size;
+// printed with the conversions of the plugin's trace_seq_printf ("%lld", "[%d]", "CPU:%03llu").
 void SchedPrinter::print_switch(const Event& ev, PrintContext& pc, TextBuffer& out) {
     const SwitchFields& f = switch_fields(ev.type());
     if (!f.prev_pid) {
@@ -54,8 +57,13 @@ void SchedPrinter::print_switch(const Event& ev, PrintContext& pc, TextBuffer& o
         write_and_save_comm(ev, f.prev_comm, val, pc, out);
         out.push_back(':');
     }
-    out.appendf("%lld ", static_cast<long long>(val));
-    if (f.prev_prio) out.appendf("[%d] ", static_cast<int>(ev.u64(f.prev_prio)));
+    out.append_int(static_cast<int64_t>(val));
+    out.push_back(' ');
+    if (f.prev_prio) {
+        out.push_back('[');
+        out.append_int(static_cast<int>(ev.u64(f.prev_prio)));
+        out.append("] ");
+    }
     if (f.prev_state) f.states->append(ev.u64(f.prev_state), out);
     out.append(" ==> ");
     if (!f.next_pid) {
@@ -67,8 +75,12 @@ void SchedPrinter::print_switch(const Event& ev, PrintContext& pc, TextBuffer& o
         write_and_save_comm(ev, f.next_comm, val, pc, out);
         out.push_back(':');
     }
-    out.appendf("%lld", static_cast<long long>(val));
-    if (f.next_prio) out.appendf(" [%d]", static_cast<int>(ev.u64(f.next_prio)));
+    out.append_int(static_cast<int64_t>(val));
+    if (f.next_prio) {
+        out.append(" [");
+        out.append_int(static_cast<int>(ev.u64(f.next_prio)));
+        out.push_back(']');
+    }
 }
 
 void SchedPrinter::print_wakeup(const Event& ev, PrintContext& pc, TextBuffer& out) {
@@ -82,10 +94,23 @@ void SchedPrinter::print_wakeup(const Event& ev, PrintContext& pc, TextBuffer& o
         write_and_save_comm(ev, f.comm, val, pc, out);
         out.push_back(':');
     }
-    out.appendf("%lld", static_cast<long long>(val));
-    if (f.prio) out.appendf(" [%lld]", static_cast<long long>(ev.u64(f.prio)));
-    if (f.success) out.appendf(" success=%lld", static_cast<long long>(ev.u64(f.success)));
-    if (f.target_cpu) out.appendf(" CPU:%03llu", static_cast<unsigned long long>(ev.u64(f.target_cpu)));
+    out.append_int(static_cast<int64_t>(val));
+    if (f.prio) {
+        out.append(" [");
+        out.append_int(static_cast<int64_t>(ev.u64(f.prio)));
+        out.push_back(']');
+    }
+    if (f.success) {
+        out.append(" success=");
+        out.append_int(static_cast<int64_t>(ev.u64(f.success)));
+    }
+    if (f.target_cpu) {
+        // "%03llu"
+        const uint64_t cpu = ev.u64(f.target_cpu);
+        out.append(" CPU:");
+        if (cpu < 100) out.append(cpu < 10 ? "00" : "0");
+        out.append_uint(cpu);
+    }
 }
 
 }  // namespace ringscope::sched
