@@ -8,7 +8,8 @@
 //   query    - a flow decoder's query loop (sync, cond/indirect branches, events, time)
 // and, with -j, ringscope's packet decoding split at PSBs over threads, merged in order (what
 // `ipt dump -j` and `ipt summary -j` use).
-// Times are CPU time of the decoding thread (the machine is shared), best of three.
+// Ours and libipt's runs alternate; each figure is the median of five runs, MB/s from the CPU time
+// of the decoding thread (the machine is shared), with the ratio of wall times beside it.
 #include <intel-pt.h>
 
 #include <algorithm>
@@ -34,7 +35,8 @@ namespace ri = ringscope::ipt;
 namespace {
 
 struct Result {
-    double seconds = 0;
+    double seconds = 0;  // CPU time of the decoding thread
+    double wall = 0;
     uint64_t items = 0;  // packets, PSBs or queries
     uint64_t check = 0;  // a checksum both decoders must agree on
 };
@@ -46,15 +48,38 @@ double cpu_seconds() {
 }
 
 template <class F>
-Result timed(F&& f) {
-    Result best;
-    for (int i = 0; i < 3; ++i) {
-        double t0 = cpu_seconds();
-        Result r = f();
-        r.seconds = cpu_seconds() - t0;
-        if (i == 0 || r.seconds < best.seconds) best = r;
+Result run_once(F&& f) {
+    auto w0 = std::chrono::steady_clock::now();
+    double t0 = cpu_seconds();
+    Result r = f();
+    r.seconds = cpu_seconds() - t0;
+    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    return r;
+}
+
+Result median(std::vector<Result> runs) {
+    std::sort(runs.begin(), runs.end(),
+              [](const Result& a, const Result& b) { return a.seconds < b.seconds; });
+    Result m = runs[runs.size() / 2];
+    std::vector<double> walls;
+    for (const Result& r : runs) walls.push_back(r.wall);
+    std::sort(walls.begin(), walls.end());
+    m.wall = walls[walls.size() / 2];
+    return m;
+}
+
+// Ours and theirs interleaved (ours, theirs, ours, ...) so that both see the same load; medians
+// of kRuns runs, CPU time and wall time apart.
+constexpr int kRuns = 5;
+
+template <class F, class G>
+std::pair<Result, Result> timed(F&& ours, G&& theirs) {
+    std::vector<Result> a, b;
+    for (int i = 0; i < kRuns; ++i) {
+        a.push_back(run_once(ours));
+        b.push_back(run_once(theirs));
     }
-    return best;
+    return {median(a), median(b)};
 }
 
 ri::Config our_config(const ri::TraceBytes& b) {
@@ -257,10 +282,12 @@ double process_cpu_seconds() {
 
 void report(const char* what, const char* unit, double mb, const Result& ours, const Result& theirs) {
     double our_mbs = mb / ours.seconds, their_mbs = mb / theirs.seconds;
-    std::printf("%-8s ringscope %8.1f MB/s %8.2f M%s/s | libipt %7.1f MB/s %7.2f M%s/s | x%.1f%s\n", what,
-                our_mbs, static_cast<double>(ours.items) / ours.seconds / 1e6, unit, their_mbs,
-                static_cast<double>(theirs.items) / theirs.seconds / 1e6, unit, our_mbs / their_mbs,
-                (ours.items == theirs.items && ours.check == theirs.check) ? "" : "  (RESULTS DIFFER)");
+    std::printf(
+        "%-8s ringscope %8.1f MB/s %8.2f M%s/s | libipt %7.1f MB/s %7.2f M%s/s | x%.1f cpu, x%.1f wall%s\n",
+        what, our_mbs, static_cast<double>(ours.items) / ours.seconds / 1e6, unit, their_mbs,
+        static_cast<double>(theirs.items) / theirs.seconds / 1e6, unit, our_mbs / their_mbs,
+        theirs.wall / ours.wall,
+        (ours.items == theirs.items && ours.check == theirs.check) ? "" : "  (RESULTS DIFFER)");
     std::fflush(stdout);
 }
 
@@ -302,37 +329,32 @@ int main(int argc, char** argv) {
 
     ri::Config ours = our_config(bytes);
     pt_config theirs = their_config(bytes);
-    Result p1 = timed([&] { return our_packets(ours); });
-    Result p2 = timed([&] { return their_packets(theirs); });
+    auto [p1, p2] = timed([&] { return our_packets(ours); }, [&] { return their_packets(theirs); });
     report("packets", "pkt", mb, p1, p2);
-    Result p3 = timed([&] { return our_packets_next(ours); });
-    report("next()", "pkt", mb, p3, p2);
-    Result s1 = timed([&] { return our_sync(ours); });
-    Result s2 = timed([&] { return their_sync(theirs); });
+    auto [p3, p4] = timed([&] { return our_packets_next(ours); }, [&] { return their_packets(theirs); });
+    report("next()", "pkt", mb, p3, p4);
+    auto [s1, s2] = timed([&] { return our_sync(ours); }, [&] { return their_sync(theirs); });
     report("sync", "psb", mb, s1, s2);
-    Result q1 = timed([&] { return our_query(ours); });
-    Result q2 = timed([&] { return their_query(theirs); });
+    auto [q1, q2] = timed([&] { return our_query(ours); }, [&] { return their_query(theirs); });
     report("query", "q", mb, q1, q2);
     if (threads > 1) {
-        // Wall time (the point is the threads) and the process's CPU time; best of three. With
-        // other work on the cores, the wall figure shows how much of a second core was free.
-        Result j;
-        double cpu = 0;
-        for (int i = 0; i < 3; ++i) {
+        // Wall time is the point here; the process's CPU time (all threads) beside it. Median of
+        // kRuns runs, interleaved with the serial decode; with other work on the cores the wall
+        // figure shows how much of a second core was free.
+        std::vector<Result> par, ser;
+        for (int i = 0; i < kRuns; ++i) {
             double c0 = process_cpu_seconds();
-            auto t0 = std::chrono::steady_clock::now();
-            Result r = our_packets_parallel(ours, threads);
-            r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            double c = process_cpu_seconds() - c0;
-            if (i == 0 || r.seconds < j.seconds) {
-                j = r;
-                cpu = c;
-            }
+            Result r = run_once([&] { return our_packets_parallel(ours, threads); });
+            r.seconds = process_cpu_seconds() - c0;
+            par.push_back(r);
+            ser.push_back(run_once([&] { return our_packets(ours); }));
         }
+        Result j = median(par), one = median(ser);
         std::printf(
-            "packets -j%u ringscope %8.1f MB/s %8.2f Mpkt/s wall, %.2f s wall %.2f s cpu (%s the serial "
-            "decode)\n",
-            threads, mb / j.seconds, static_cast<double>(j.items) / j.seconds / 1e6, j.seconds, cpu,
+            "packets -j%u ringscope %8.1f MB/s %8.2f Mpkt/s wall (%.2f s wall, %.2f s cpu; -j1 %.2f s "
+            "wall: x%.2f) (%s the serial decode)\n",
+            threads, mb / j.wall, static_cast<double>(j.items) / j.wall / 1e6, j.wall, j.seconds, one.wall,
+            one.wall / j.wall,
             (j.items == p1.items && j.check == p1.check) ? "same packets as" : "DIFFERENT from");
     }
     return 0;
