@@ -9,9 +9,9 @@ namespace {
 
 void usage(std::FILE* f) {
     std::fputs(
-        "usage: ringscope ipt dump [PTDUMP-OPTIONS] FILE.pt[:FROM[-TO]]\n"
+        "usage: ringscope ipt dump [PTDUMP-OPTIONS] [-j N] FILE.pt[:FROM[-TO]]\n"
         "       ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n"
-        "       ringscope ipt summary [--format F] [--partial OUT.json] FILE.pt... (or --merge "
+        "       ringscope ipt summary [--format F] [--partial OUT.json] [-j N] FILE.pt... (or --merge "
         "PARTIAL.json...)\n",
         f);
 }

@@ -46,15 +46,20 @@ class PacketDecoder {
 
     // Decodes packets until one fails, calling f(offset, packet) for each: the batch form of
     // next(), one inlined loop with no call per packet. Returns the error that stopped it (the
-    // position stays on that packet), e.g. -pte_eos at the end.
+    // position stays on that packet), e.g. -pte_eos at the end, or 0 when the next packet would
+    // start at or after stop (a position in the buffer; its end by default).
     template <class F>
-    int for_each(F&& f) noexcept {
+    int for_each(F&& f, const uint8_t* stop = nullptr) noexcept {
         if (!pos_) return -pte_nosync;
         const uint8_t* begin = config_.begin;
         const uint8_t* end = config_.end;
+        if (!stop || stop > end) stop = end;
         for (;;) {
             Packet packet;
             const uint8_t* at = pos_;
+            if (at >= stop) [[unlikely]] {
+                if (at < end) return 0;
+            }
             int size = end - at >= 9 ? read_fast(packet, at) : 0;
             if (size > 0) [[likely]] {
                 pos_ = at + size;

@@ -139,34 +139,50 @@ inline int need(const uint8_t* pos, const uint8_t* end, int size) noexcept {
     return end - pos < size ? -pte_eos : size;
 }
 
-// The branch-free fast path for the packets that dominate real traces: PAD, TNT-8, the IP
+// The table-driven fast path for the packets that dominate real traces: PAD, TNT-8, the IP
 // packets (TIP, TIP.PGE, TIP.PGD, FUP), MTC and one-byte CYC. Their payloads are written as two
 // words, at offsets 0 and 8 of the payload union, which is where each of these packets keeps its
-// fields (PacketTnt and PacketIp: a byte at 0 and a u64 at 8; MTC: a byte at 0; CYC: a u64 at 0);
-// the words are computed for every class and picked without branching.
-enum FastClass : uint8_t { fast_none, fast_pad, fast_tnt, fast_ip, fast_mtc, fast_cyc, fast_count };
-
-struct FastEntry {
-    uint8_t cls;     // FastClass
-    uint8_t size;    // whole packet
+// fields (PacketTnt and PacketIp: a byte at 0 and a u64 at 8; MTC: a byte at 0; CYC: a u64 at 0).
+// Each opcode's entry holds the words' constant parts (TNT bits, IPC, CYC value) and masks that
+// take the rest from the bytes after the opcode (the IP, the MTC byte): no branch on the kind.
+// 32 bytes, so that an entry's address is the opcode shifted: the decode loop's critical path is
+// load opcode, load size, advance.
+struct alignas(32) FastEntry {
+    uint64_t word0;  // payload word at 0: bits from the opcode
+    uint64_t word8;  // payload word at 8
+    uint64_t mask8;  // bytes after the opcode that go into word8 (the IP)
+    uint8_t mask0;   // the byte after the opcode that goes into word0 (MTC)
+    uint8_t size;    // whole packet; 0: not a fast packet
     uint8_t type;    // PacketType
-    uint8_t ipsize;  // IP payload bytes
 };
+static_assert(sizeof(FastEntry) == 32, "FastEntry is indexed by a shift");
 
 constexpr std::array<FastEntry, 256> make_fast_table() {
     std::array<FastEntry, 256> t{};
     for (int i = 0; i < 256; ++i) {
         auto opc = static_cast<uint8_t>(i);
-        FastEntry e{fast_none, 0, 0, 0};
+        FastEntry e{};
         PacketKind k = kOpcFull[opc];
         if (opc == 0x00) {
-            e = {fast_pad, 1, static_cast<uint8_t>(PacketType::pad), 0};
+            e.size = 1;
+            e.type = static_cast<uint8_t>(PacketType::pad);
         } else if (opc != kOpcExt && k == PacketKind::tnt_8) {
-            e = {fast_tnt, 1, static_cast<uint8_t>(PacketType::tnt_8), 0};
+            // TNT-8 opcodes have a stop bit below bit 7, so at least one branch.
+            uint64_t tnt = opc >> 1;
+            int bits = 63;
+            while (!(tnt >> bits)) --bits;
+            e.word0 = static_cast<uint64_t>(bits);
+            e.word8 = tnt & ~(1ull << bits);
+            e.size = 1;
+            e.type = static_cast<uint8_t>(PacketType::tnt_8);
         } else if (k == PacketKind::mtc) {
-            e = {fast_mtc, 2, static_cast<uint8_t>(PacketType::mtc), 0};
+            e.mask0 = 0xff;
+            e.size = 2;
+            e.type = static_cast<uint8_t>(PacketType::mtc);
         } else if (k == PacketKind::cyc && !(opc & 0x04)) {
-            e = {fast_cyc, 1, static_cast<uint8_t>(PacketType::cyc), 0};
+            e.word0 = opc >> 3;
+            e.size = 1;
+            e.type = static_cast<uint8_t>(PacketType::cyc);
         } else if (k == PacketKind::tip || k == PacketKind::tip_pge || k == PacketKind::tip_pgd ||
                    k == PacketKind::fup) {
             int n = kIpSize[opc >> 5];
@@ -175,8 +191,10 @@ constexpr std::array<FastEntry, 256> make_fast_table() {
                                   : k == PacketKind::tip_pge ? PacketType::tip_pge
                                   : k == PacketKind::tip_pgd ? PacketType::tip_pgd
                                                              : PacketType::fup;
-                e = {fast_ip, static_cast<uint8_t>(1 + n), static_cast<uint8_t>(type),
-                     static_cast<uint8_t>(n)};
+                e.word0 = opc >> 5;
+                e.mask8 = n ? ~0ull >> (64 - 8 * n) : 0;
+                e.size = static_cast<uint8_t>(1 + n);
+                e.type = static_cast<uint8_t>(type);
             }
         }
         t[static_cast<size_t>(i)] = e;
@@ -195,8 +213,8 @@ inline constexpr std::array<FastEntry, 256> kFast = make_fast_table();
     uint8_t opc = pos[0];
     uint64_t raw;
     std::memcpy(&raw, pos + 1, 8);
-    FastEntry e = kFast[opc];
-    if (e.cls == fast_none) {
+    const FastEntry& e = kFast[opc];
+    if (e.size == 0) [[unlikely]] {
         // TNT-64 (02 a3): six payload bytes with a stop bit.
         if (opc != kOpcExt || pos[1] != 0xa3) return 0;
         uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
@@ -208,19 +226,13 @@ inline constexpr std::array<FastEntry, 256> kFast = make_fast_table();
         pk.payload.tnt.payload = tnt & ~(1ull << bits);
         return 8;
     }
-    uint64_t ip = e.ipsize ? raw & (~0ull >> (64 - 8 * e.ipsize)) : 0;
-    uint64_t tnt = static_cast<uint64_t>(opc >> 1);
-    // TNT-8 opcodes give tnt >= 2; the | 1 only keeps clz defined for the other classes.
-    auto bits = static_cast<uint64_t>(63 - __builtin_clzll(tnt | 1));
-    uint64_t tnt_payload = tnt & ~(1ull << bits);
-    const uint64_t word0[fast_count] = {
-        0, 0, bits, static_cast<uint64_t>(opc >> 5), raw & 0xff, static_cast<uint64_t>(opc >> 3)};
-    const uint64_t word8[fast_count] = {0, 0, tnt_payload, ip, 0, 0};
+    uint64_t word0 = e.word0 | (raw & e.mask0);
+    uint64_t word8 = e.word8 | (raw & e.mask8);
     pk.type = static_cast<PacketType>(e.type);
     pk.size = e.size;
     auto* words = reinterpret_cast<unsigned char*>(&pk.payload);
-    std::memcpy(words, &word0[e.cls], 8);
-    std::memcpy(words + 8, &word8[e.cls], 8);
+    std::memcpy(words, &word0, 8);
+    std::memcpy(words + 8, &word8, 8);
     return e.size;
 }
 

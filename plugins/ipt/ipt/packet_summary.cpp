@@ -9,6 +9,7 @@
 
 #include "ipt/errors.hpp"
 #include "ipt/packet_decoder.hpp"
+#include "ipt/psb_parts.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
@@ -23,10 +24,14 @@ constexpr std::array<const char*, PacketSummary::kTypes> kTypeNames = {
     "ovf",     "mnt",     "exstop", "mwait", "pwre",   "pwrx", "ptw", "cfe",     "evd",     "trig"};
 
 constexpr const char* kUsage =
-    "usage: ringscope ipt summary [--format text|json|csv] [--partial OUT.json] FILE.pt...\n"
+    "usage: ringscope ipt summary [--format text|json|csv] [--partial OUT.json] [-j N] FILE.pt...\n"
     "       ringscope ipt summary --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "  packets per kind (count, bytes), TNT branches, PSBs, decode errors and bytes outside any packet,\n"
-    "  summed over the files; --partial writes the mergeable state, --merge combines partials\n";
+    "  summed over the files; --partial writes the mergeable state, --merge combines partials;\n"
+    "  -j N decodes PSB segments on N threads (the same sums)\n";
+
+// Input bytes per part with -j.
+constexpr uint64_t kPartBytes = 4 << 20;
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -34,29 +39,66 @@ double percent(uint64_t part, uint64_t whole) {
 
 }  // namespace
 
-void PacketSummary::add_stream(const Config& config) {
+void PacketSummary::add_stream(const Config& config, unsigned threads, uint64_t part_bytes) {
     ++streams_;
     const uint64_t size = static_cast<uint64_t>(config.end - config.begin);
     bytes_ += size;
-    PacketDecoder decoder(config);
+    if (threads <= 1) {
+        PacketDecoder decoder(config);
+        if (decoder.sync_forward() < 0) {
+            unsynced_bytes_ += size;
+            return;
+        }
+        uint64_t sync = 0;
+        decoder.get_sync_offset(sync);
+        unsynced_bytes_ += sync;
+        add_until(decoder, size, size);
+        return;
+    }
+    uint64_t covered = 0;  // bytes from the first PSB on, counted by the parts
+    decode_psb_parts<PacketSummary>(
+        config, threads, part_bytes ? part_bytes : kPartBytes,
+        [&](PacketSummary& part, PacketDecoder& decoder, uint64_t stop) {
+            uint64_t from = 0;
+            decoder.get_offset(from);
+            uint64_t reached = part.add_until(decoder, stop, size);
+            part.bytes_ = reached - from;
+            return reached;
+        },
+        [&](PacketSummary& part) {
+            covered += part.bytes_;
+            part.bytes_ = 0;
+            merge(part);
+        });
+    unsynced_bytes_ += size - covered;
+}
+
+uint64_t PacketSummary::add_until(PacketDecoder& decoder, uint64_t stop, uint64_t size) {
     auto count = [&](uint64_t, const Packet& p) {
         Kind& k = kinds_[static_cast<size_t>(p.type) < kTypes ? static_cast<size_t>(p.type) : 0];
         ++k.count;
         k.bytes += p.size;
         if (p.type == PacketType::tnt_8 || p.type == PacketType::tnt_64) branches_ += p.payload.tnt.bit_size;
     };
-    uint64_t at = 0, sync = 0;  // where decoding stopped, where it starts again
-    while (decoder.sync_forward() >= 0 && decoder.get_sync_offset(sync) >= 0) {
-        unsynced_bytes_ += sync - at;
-        int err = decoder.for_each(count);
+    const uint8_t* limit = decoder.config().begin + stop;
+    for (;;) {
+        uint64_t at = size;  // where decoding stopped
+        int err = decoder.for_each(count, limit);
         if (decoder.get_offset(at) < 0) at = size;
+        if (err == 0) return at;
         if (err == -pte_eos) {
             unsynced_bytes_ += size - at;  // a packet cut by the end of the stream
-            return;
+            return size;
         }
         ++errors_;
+        uint64_t sync = size;  // where decoding starts again
+        if (decoder.sync_forward() < 0 || decoder.get_sync_offset(sync) < 0) {
+            unsynced_bytes_ += size - at;
+            return size;
+        }
+        unsynced_bytes_ += sync - at;
+        if (sync >= stop) return sync;
     }
-    unsynced_bytes_ += size - at;
 }
 
 void PacketSummary::merge(const PacketSummary& other) {
@@ -131,6 +173,7 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
     TableFormat format = TableFormat::text;
     std::string partial;
     bool merge = false;
+    unsigned threads = 1;
     std::vector<std::string> files;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -138,7 +181,17 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
             std::fputs(kUsage, out);
             return 0;
         }
-        if ((a == "--format" || a == "--partial") && i + 1 < args.size()) {
+        if ((a == "-j" || a == "--jobs") && i + 1 < args.size()) {
+            const std::string& v = args[++i];
+            char* rest = nullptr;
+            unsigned long n = std::strtoul(v.c_str(), &rest, 10);
+            if (v.empty() || *rest || n < 1 || n > 1024) {
+                std::fprintf(err, "ringscope ipt summary: -j must be a number from 1 to 1024, not '%s'\n",
+                             v.c_str());
+                return 2;
+            }
+            threads = static_cast<unsigned>(n);
+        } else if ((a == "--format" || a == "--partial") && i + 1 < args.size()) {
             const std::string& v = args[++i];
             if (a == "--partial") {
                 partial = v;
@@ -197,7 +250,7 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
             Config config;
             config.begin = bytes->begin();
             config.end = bytes->end();
-            summary.add_stream(config);
+            summary.add_stream(config, threads);
         }
         inputs = files;
     }

@@ -17,6 +17,7 @@
 
 #include "ipt/config.hpp"
 #include "ipt/packet.hpp"
+#include "ipt/packet_decoder.hpp"
 
 namespace ringscope::ipt {
 
@@ -24,8 +25,9 @@ class PacketSummary {
   public:
     static constexpr size_t kTypes = static_cast<size_t>(PacketType::trig) + 1;
 
-    // Decodes config's buffer from its first PSB to its end.
-    void add_stream(const Config& config);
+    // Decodes config's buffer from its first PSB to its end; with threads > 1, PSB segments in
+    // parallel (the same sums), part_bytes input bytes a part (0: the default).
+    void add_stream(const Config& config, unsigned threads = 1, uint64_t part_bytes = 0);
     void merge(const PacketSummary& other);
     // Tables "ipt.summary.totals" and "ipt.summary.packets" (the kinds seen, most frequent first).
     void end(ResultSink& sink) const;
@@ -35,6 +37,10 @@ class PacketSummary {
     Status load_state(const nlohmann::json& state);
 
   private:
+    // Counts from the decoder's (synchronised) position until a packet would start at or after
+    // stop; returns the offset it stopped at (size at the end).
+    uint64_t add_until(PacketDecoder& decoder, uint64_t stop, uint64_t size);
+
     struct Kind {
         uint64_t count = 0, bytes = 0;
     };

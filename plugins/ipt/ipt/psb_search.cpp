@@ -35,8 +35,8 @@ inline const uint8_t* align_down(const uint8_t* p) noexcept {
 }
 
 // The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
-// SSE2 compares four 16-byte blocks per step; a 64-bit lane matches when both of its 32-bit halves
-// equal a pattern (both patterns repeat every 32 bits).
+// SSE2 looks at four 16-byte blocks per step for a 32-bit lane whose bytes are all 02 or 82 (one
+// AND and one compare: byte & 7f == 02); only then are the eight words checked exactly.
 const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
 #if defined(__SSE2__)
     // Reach 16-byte alignment with one scalar word, if needed.
@@ -44,20 +44,19 @@ const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcep
         if (is_pattern(load64(pos))) return pos;
         pos += 8;
     }
-    const __m128i lohi = _mm_set1_epi32(static_cast<int>(0x02820282u));
-    const __m128i hilo = _mm_set1_epi32(static_cast<int>(0x82028202u));
+    const __m128i low7 = _mm_set1_epi8(0x7f);
+    const __m128i ext = _mm_set1_epi8(static_cast<char>(kOpcExt));
     while (end - pos >= 64) {
         __m128i a = _mm_load_si128(reinterpret_cast<const __m128i*>(pos));
         __m128i b = _mm_load_si128(reinterpret_cast<const __m128i*>(pos + 16));
         __m128i c = _mm_load_si128(reinterpret_cast<const __m128i*>(pos + 32));
         __m128i d = _mm_load_si128(reinterpret_cast<const __m128i*>(pos + 48));
-        __m128i ma = _mm_or_si128(_mm_cmpeq_epi32(a, lohi), _mm_cmpeq_epi32(a, hilo));
-        __m128i mb = _mm_or_si128(_mm_cmpeq_epi32(b, lohi), _mm_cmpeq_epi32(b, hilo));
-        __m128i mc = _mm_or_si128(_mm_cmpeq_epi32(c, lohi), _mm_cmpeq_epi32(c, hilo));
-        __m128i md = _mm_or_si128(_mm_cmpeq_epi32(d, lohi), _mm_cmpeq_epi32(d, hilo));
+        __m128i ma = _mm_cmpeq_epi32(_mm_and_si128(a, low7), ext);
+        __m128i mb = _mm_cmpeq_epi32(_mm_and_si128(b, low7), ext);
+        __m128i mc = _mm_cmpeq_epi32(_mm_and_si128(c, low7), ext);
+        __m128i md = _mm_cmpeq_epi32(_mm_and_si128(d, low7), ext);
         __m128i any = _mm_or_si128(_mm_or_si128(ma, mb), _mm_or_si128(mc, md));
         if (_mm_movemask_epi8(any) != 0) {
-            // Some 32-bit half matched: check the eight words exactly.
             for (int i = 0; i < 64; i += 8)
                 if (is_pattern(load64(pos + i))) return pos + i;
         }

@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "ipt/errors.hpp"
 #include "ipt/last_ip.hpp"
 #include "ipt/packet_decoder.hpp"
+#include "ipt/psb_parts.hpp"
 #include "ipt/timing.hpp"
 #include "ipt/trace_file.hpp"
 
@@ -62,8 +64,14 @@ class Dumper {
         : config_(config), options_(options), out_(out) {}
 
     int run();
+    // Dumps from the decoder's position until the end, or until a packet would start at or after
+    // stop (an offset). Returns the offset it stopped at, the stream's size at the end.
+    uint64_t run_until(PacketDecoder& decoder, uint64_t stop);
+    int status() const noexcept { return status_; }
 
   private:
+    static constexpr int kStopped = 1;
+
     int diag(const char* what, uint64_t offset, int err) {
         if (err)
             std::fprintf(out_, "[%" PRIx64 ": %s: %s]\n", offset, what, pt_error_string(err));
@@ -71,7 +79,7 @@ class Dumper {
             std::fprintf(out_, "[%" PRIx64 ": %s]\n", offset, what);
         return err;
     }
-    int dump_packets(PacketDecoder& decoder);
+    int dump_packets(PacketDecoder& decoder, uint64_t stop);
     int dump_one(uint64_t offset, const Packet& packet);
     void print_line(const Line& line);
     int print_raw(Line& line, uint64_t offset, const Packet& packet);
@@ -92,6 +100,7 @@ class Dumper {
     const PtdumpOptions& options_;
     std::FILE* out_;
     Tracking tracking_;
+    int status_ = 0;
 };
 
 void Dumper::print_line(const Line& line) {
@@ -557,11 +566,12 @@ int Dumper::dump_one(uint64_t offset, const Packet& packet) {
     return 0;
 }
 
-int Dumper::dump_packets(PacketDecoder& decoder) {
+int Dumper::dump_packets(PacketDecoder& decoder, uint64_t stop) {
     uint64_t offset = 0;
     for (;;) {
         int err = decoder.get_offset(offset);
         if (err < 0) return diag("error getting offset", offset, err);
+        if (offset >= stop) return kStopped;
         Packet packet;
         err = decoder.next(packet);
         if (err < 0) {
@@ -583,14 +593,31 @@ int Dumper::run() {
         err = decoder.sync_forward();
         if (err < 0) return err == -pte_eos ? 0 : diag("sync error", 0, err);
     }
+    run_until(decoder, UINT64_MAX);
+    return status_;
+}
+
+uint64_t Dumper::run_until(PacketDecoder& decoder, uint64_t stop) {
+    const auto size = static_cast<uint64_t>(config_.end - config_.begin);
     for (;;) {
-        err = dump_packets(decoder);
-        if (!err) return 0;
+        int err = dump_packets(decoder, stop);
+        if (err == 0) return size;
+        if (err == kStopped) {
+            uint64_t at = size;
+            decoder.get_offset(at);
+            return at;
+        }
         err = decoder.sync_forward();
-        if (err < 0) return err == -pte_eos ? 0 : diag("sync error", 0, err);
+        if (err < 0) {
+            if (err != -pte_eos) status_ = diag("sync error", 0, err);
+            return size;
+        }
         tracking_.reset();
     }
 }
+
+// Input bytes per part with -j: its text stays in memory until written.
+constexpr uint64_t kDumpPartBytes = 256 << 10;
 
 // ptdump's FILE[:FROM[-TO]] (strtoull base 0); a suffix that does not parse is part of the name.
 int split_range(std::string& file, uint64_t& offset, uint64_t& size) {
@@ -663,20 +690,55 @@ void help(std::FILE* out) {
         "  --mtc-freq <n>            set the MTC frequency (IA32_RTIT_CTL[17:14]) to <n>.\n"
         "  --nom-freq <n>            set the nominal frequency (MSR_PLATFORM_INFO[15:8]) to <n>.\n"
         "  --cpuid-0x15.eax          set the value of cpuid[0x15].eax.\n"
-        "  --cpuid-0x15.ebx          set the value of cpuid[0x15].ebx.\n",
+        "  --cpuid-0x15.ebx          set the value of cpuid[0x15].ebx.\n"
+        "  -j|--jobs <n>             decode PSB segments on <n> threads (same output; serial\n"
+        "                            with --no-sync, --lastip, --time, --tcal).\n",
         out);
 }
 
 }  // namespace
 
-int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out) {
-    Dumper dumper(config, options, out);
-    return dumper.run();
+int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out, unsigned threads,
+           uint64_t part_bytes) {
+    // Last-IP and time tracking carry state from one PSB segment to the next: serial only.
+    if (threads <= 1 || options.no_sync || options.show_last_ip || options.track_time) {
+        Dumper dumper(config, options, out);
+        return dumper.run();
+    }
+    struct Part {
+        std::string text;
+        int status = 0;
+    };
+    int status = 0;
+    decode_psb_parts<Part>(
+        config, threads, part_bytes ? part_bytes : kDumpPartBytes,
+        [&](Part& part, PacketDecoder& decoder, uint64_t stop) -> uint64_t {
+            char* buf = nullptr;
+            size_t len = 0;
+            std::FILE* text = open_memstream(&buf, &len);
+            if (!text) {
+                part.status = -pte_nomem;
+                return static_cast<uint64_t>(config.end - config.begin);
+            }
+            Dumper dumper(config, options, text);
+            uint64_t reached = dumper.run_until(decoder, stop);
+            std::fclose(text);
+            part.text.assign(buf, len);
+            std::free(buf);
+            part.status = dumper.status();
+            return reached;
+        },
+        [&](Part& part) {
+            std::fwrite(part.text.data(), 1, part.text.size(), out);
+            if (part.status < 0 && status == 0) status = part.status;
+        });
+    return status;
 }
 
 int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     PtdumpOptions options;
     Config config;
+    unsigned threads = 1;
     std::string file;
     bool have_file = false;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -745,6 +807,14 @@ int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE*
                 std::fprintf(err, "ringscope ipt dump: cpu must be specified as f/m[/s]\n");
                 return 2;
             }
+        } else if (a == "-j" || a == "--jobs") {
+            if (!get_uint(v, 1024, a, next, err)) return 2;
+            if (v == 0) {
+                std::fprintf(err, "ringscope ipt dump: %s: must be at least 1.\n", a.c_str());
+                return 2;
+            }
+            threads = static_cast<unsigned>(v);
+            ++i;
         } else if (a == "--mtc-freq") {
             if (!get_uint(v, 0xff, a, next, err)) return 2;
             config.mtc_freq = static_cast<uint8_t>(v);
@@ -788,7 +858,7 @@ int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE*
     }
     config.begin = bytes->begin();
     config.end = bytes->end();
-    int status = ptdump(config, options, out);
+    int status = ptdump(config, options, out, threads);
     std::fflush(out);
     return status < 0 ? 1 : 0;
 }

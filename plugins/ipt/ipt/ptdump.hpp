@@ -30,7 +30,11 @@ struct PtdumpOptions {
 };
 
 // Dumps config.begin..config.end to out. Returns 0, or the negative pte_* code of a sync failure.
-int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out);
+// With threads > 1, PSB segments are decoded in parallel (not with --no-sync, --lastip or time
+// tracking, which carry state across segments); the output is the same bytes. part_bytes: input
+// bytes per part (0: the default).
+int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out, unsigned threads = 1,
+           uint64_t part_bytes = 0);
 
 // The whole command: ptdump's arguments ([OPTIONS] FILE[:FROM[-TO]]). Exit code 0, 1 (runtime
 // error) or 2 (usage error).

@@ -823,17 +823,9 @@ int QueryDecoder::decode_mode() noexcept {
         ev->exec_mode = exec_mode_of(m);
         status = event_time(*ev);
     } else {
-        QueryEvent* ev;
-        if (!enabled_) {
-            // Standalone while tracing is disabled, without an IP.
-            ev = evq_.standalone();
-            ev->ip = 0;
-            ev->ip_suppressed = true;
-            event_ = ev;
-        } else {
-            ev = evq_.enqueue(evb_fup);
-            if (!ev) return -pte_nomem;
-        }
+        // Standalone while tracing is disabled, without an IP.
+        QueryEvent* ev = fup_or_standalone(enabled_);
+        if (!ev) return -pte_nomem;
         ev->type = EventKind::tsx;
         ev->speculative = m.intx;
         ev->aborted = m.abrt;
@@ -894,14 +886,8 @@ int QueryDecoder::decode_cbr(bool in_header) noexcept {
     if (status < 0) return status;
     status = timing_error(time_.update_cbr(ratio));
     if (status < 0) return status;
-    QueryEvent* ev;
-    if (in_header) {
-        ev = evq_.enqueue(evb_psbend);
-        if (!ev) return -pte_nomem;
-    } else {
-        ev = evq_.standalone();
-        event_ = ev;
-    }
+    QueryEvent* ev = status_event(in_header);
+    if (!ev) return -pte_nomem;
     ev->type = EventKind::cbr;
     ev->ratio = ratio;
     if (!in_header) {
@@ -966,6 +952,19 @@ int QueryDecoder::decode_cyc() noexcept {
     return 0;
 }
 
+QueryEvent* QueryDecoder::status_event(bool in_header) noexcept {
+    if (in_header) return evq_.enqueue(evb_psbend);
+    event_ = evq_.standalone();
+    return event_;
+}
+
+QueryEvent* QueryDecoder::fup_or_standalone(bool bound) noexcept {
+    if (bound) return evq_.enqueue(evb_fup);
+    event_ = evq_.standalone();
+    event_->ip_suppressed = true;
+    return event_;
+}
+
 int QueryDecoder::decode_stop() noexcept {
     QueryEvent* ev = evq_.standalone();
     ev->type = EventKind::stop;
@@ -1024,14 +1023,8 @@ int QueryDecoder::decode_mnt(bool in_header) noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mnt);
     if (size < 0) return size;
-    QueryEvent* ev;
-    if (in_header) {
-        ev = evq_.enqueue(evb_psbend);
-        if (!ev) return -pte_nomem;
-    } else {
-        ev = evq_.standalone();
-        event_ = ev;
-    }
+    QueryEvent* ev = status_event(in_header);
+    if (!ev) return -pte_nomem;
     ev->type = EventKind::mnt;
     ev->payload = packet.payload.mnt;
     if (!in_header) {
@@ -1046,16 +1039,8 @@ int QueryDecoder::decode_exstop() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::exstop);
     if (size < 0) return size;
-    QueryEvent* ev;
-    if (packet.payload.exstop_ip) {
-        ev = evq_.enqueue(evb_fup);
-        if (!ev) return -pte_internal;
-    } else {
-        ev = evq_.standalone();
-        ev->ip_suppressed = true;
-        ev->ip = 0;
-        event_ = ev;
-    }
+    QueryEvent* ev = fup_or_standalone(packet.payload.exstop_ip);
+    if (!ev) return -pte_internal;
     ev->type = EventKind::exstop;
     pos_ += size;
     return 0;
@@ -1110,15 +1095,8 @@ int QueryDecoder::decode_ptw() noexcept {
     if (size < 0) return size;
     int pls = ptw_size(packet.payload.ptw.plc);
     if (pls < 0) return pls;
-    QueryEvent* ev;
-    if (packet.payload.ptw.ip) {
-        ev = evq_.enqueue(evb_fup);
-        if (!ev) return -pte_internal;
-    } else {
-        ev = evq_.standalone();
-        ev->ip_suppressed = true;
-        event_ = ev;
-    }
+    QueryEvent* ev = fup_or_standalone(packet.payload.ptw.ip);
+    if (!ev) return -pte_internal;
     ev->type = EventKind::ptwrite;
     ev->size = static_cast<uint8_t>(pls);
     ev->payload = packet.payload.ptw.payload;

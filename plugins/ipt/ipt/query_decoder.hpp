@@ -119,6 +119,12 @@ class QueryDecoder {
     int decode_pwre() noexcept;
     int decode_pwrx() noexcept;
     int decode_ptw() noexcept;
+    // A status event (CBR, MNT): queued until PSBEND inside PSB+, else standalone and published.
+    // nullptr when the queue is full.
+    QueryEvent* status_event(bool in_header) noexcept;
+    // An event bound to the next FUP when the packet says an IP follows, else standalone and
+    // published without an IP. nullptr when the queue is full.
+    QueryEvent* fup_or_standalone(bool bound) noexcept;
     int process_pending_psb_events() noexcept;
     int event_ovf_disabled() noexcept;
     int find_ovf_fup() const noexcept;

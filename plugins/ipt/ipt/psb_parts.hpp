@@ -1,0 +1,72 @@
+// Decoding a stream in parts cut at PSBs, on several threads, with the parts' results taken in
+// stream order (libipt's documentation: PSB segments decode independently). A part is decoded from
+// its PSB until a packet would start at or after the next cut. When decoding ran past that cut (a
+// packet or a resync crossed it), the next part did not start where a serial decode would be: it
+// is dropped and decoding goes on from where the previous part stopped, on the calling thread,
+// until it lands on a cut again. Results are therefore those of one serial decode.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ipt/config.hpp"
+#include "ipt/packet_decoder.hpp"
+
+namespace ringscope::ipt {
+
+// Offsets of PSBs about part_bytes apart, the first PSB a decoder syncs to first, then the
+// stream's size; empty when the stream has no PSB.
+std::vector<uint64_t> psb_cuts(const Config& config, uint64_t part_bytes);
+
+// Runs work(i) for i in [0, n) on up to `threads` threads and take(i) on the calling thread in
+// order; at most `window` parts are started and not yet taken (bounded memory).
+void run_in_order(size_t n, unsigned threads, size_t window, const std::function<void(size_t)>& work,
+                  const std::function<void(size_t)>& take);
+
+// run(Part&, PacketDecoder&, uint64_t stop) decodes from the decoder's position until a packet
+// would start at or after stop, and returns the offset it stopped at (the stream's size at the
+// end); take(Part&) gets the parts in stream order.
+struct PartCount {
+    size_t parts = 0;    // cut at PSBs
+    size_t dropped = 0;  // decoded on a thread, then not used: decoding ran past their start
+};
+
+template <class Part, class Run, class Take>
+PartCount decode_psb_parts(const Config& config, unsigned threads, uint64_t part_bytes, Run run, Take take) {
+    PartCount count;
+    std::vector<uint64_t> cuts = psb_cuts(config, part_bytes);
+    if (cuts.size() < 2) return count;
+    const size_t n = cuts.size() - 1;
+    count.parts = n;
+    std::vector<Part> parts(n);
+    std::vector<PacketDecoder> decoders(n, PacketDecoder(config));
+    std::vector<uint64_t> reached(n, 0);
+    PacketDecoder carry(config);
+    uint64_t at = cuts[0];
+    run_in_order(
+        n, threads, 2 * static_cast<size_t>(threads),
+        [&](size_t i) {
+            decoders[i].sync_set(cuts[i]);
+            reached[i] = run(parts[i], decoders[i], cuts[i + 1]);
+        },
+        [&](size_t i) {
+            if (cuts[i] == at) {
+                take(parts[i]);
+                carry = decoders[i];
+                at = reached[i];
+            } else {
+                ++count.dropped;
+            }
+            parts[i] = Part{};
+            if (at < cuts[i + 1]) {
+                Part rest;
+                at = run(rest, carry, cuts[i + 1]);
+                take(rest);
+            }
+        });
+    return count;
+}
+
+}  // namespace ringscope::ipt

@@ -1,0 +1,236 @@
+// -j: PSB segments decoded on threads give the same dump, summary and packet list as one thread,
+// on generated streams with many PSBs, clean and damaged (corrupted bytes, garbage before the first
+// PSB, a truncated end, PSBs close together, no PSB). Small parts put a cut at almost every PSB, so
+// damaged streams also take the path where decoding runs past a cut and a part is dropped.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ipt/errors.hpp"
+#include "ipt/packet_summary.hpp"
+#include "ipt/psb_parts.hpp"
+#include "ipt/ptdump.hpp"
+#include "ipt/trace_file.hpp"
+#include "ipt_stream_generator.hpp"
+
+namespace ri = ringscope::ipt;
+using ri::testing::GeneratorOptions;
+
+namespace {
+
+struct Case {
+    std::string name;
+    std::vector<uint8_t> bytes;
+};
+
+void put_psb_plus(std::vector<uint8_t>& out) {
+    for (int i = 0; i < 8; ++i) out.insert(out.end(), {0x02, 0x82});
+    out.insert(out.end(), {0x02, 0x23});  // PSBEND
+}
+
+// An MTC whose payload byte is the first byte of the next PSB: decoding goes on inside that PSB,
+// past the cut there; some PSBs come twice, back to back.
+std::vector<uint8_t> packet_across_psb() {
+    std::vector<uint8_t> out;
+    for (int round = 0; round < 30; ++round) {
+        put_psb_plus(out);
+        out.insert(out.end(), {0x06, 0x00, 0x0a});  // TNT-8, PAD, TNT-8
+        if (round % 3 == 1) out.push_back(0x59);
+        if (round % 5 == 2)
+            for (int i = 0; i < 8; ++i) out.insert(out.end(), {0x02, 0x82});
+    }
+    return out;
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> all;
+    auto add = [&](uint64_t seed, const GeneratorOptions& o) {
+        all.push_back({"seed " + std::to_string(seed) + " " + ri::testing::describe(o),
+                       ri::testing::generate_stream(seed, o)});
+    };
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        GeneratorOptions base;
+        base.segments = 40;
+        base.body_packets = 30;
+        add(seed, base);
+        GeneratorOptions o = base;
+        o.corruptions = 25;
+        add(seed, o);
+        o = base;
+        o.garbage_before = o.truncate_last = true;
+        add(seed, o);
+        o = base;
+        o.close_psbs = true;
+        o.corruptions = 10;
+        add(seed, o);
+        o = base;
+        o.no_psb = true;
+        add(seed, o);
+        o = ri::testing::random_options(seed);
+        o.segments = 30;
+        add(seed, o);
+    }
+    all.push_back({"packet across a PSB", packet_across_psb()});
+    return all;
+}
+
+// Captures what f writes to a FILE*.
+template <class F>
+std::string capture(F&& f) {
+    char* buf = nullptr;
+    size_t len = 0;
+    std::FILE* out = open_memstream(&buf, &len);
+    if (!out) return "open_memstream failed";
+    f(out);
+    std::fclose(out);
+    std::string text(buf, len);
+    std::free(buf);
+    return text;
+}
+
+std::string dump(const ri::Config& config, const ri::PtdumpOptions& options, unsigned threads,
+                 uint64_t part_bytes) {
+    int status = 0;
+    std::string text =
+        capture([&](std::FILE* out) { status = ri::ptdump(config, options, out, threads, part_bytes); });
+    return text + "status " + std::to_string(status) + "\n";
+}
+
+std::string summary(const ri::Config& config, unsigned threads, uint64_t part_bytes) {
+    ri::PacketSummary s;
+    s.add_stream(config, threads, part_bytes);
+    return s.save_state().dump();
+}
+
+ri::Config config_of(const ri::TraceBytes& bytes) {
+    ri::Config c;
+    c.begin = bytes.begin();
+    c.end = bytes.end();
+    return c;
+}
+
+constexpr uint64_t kPartSizes[] = {1, 100, 1000, 0};
+
+TEST(IptParallel, DumpEqualsSerial) {
+    size_t nonempty = 0;
+    for (const Case& c : cases()) {
+        ri::TraceBytes bytes = ri::TraceBytes::copy(c.bytes.data(), c.bytes.size());
+        ri::Config config = config_of(bytes);
+        ri::PtdumpOptions options;
+        std::string serial = dump(config, options, 1, 0);
+        if (serial.size() > 100) ++nonempty;
+        for (uint64_t part : kPartSizes)
+            for (unsigned threads : {2u, 3u})
+                ASSERT_EQ(dump(config, options, threads, part), serial)
+                    << c.name << " part " << part << " -j " << threads;
+        options.show_raw_bytes = true;
+        options.no_pad = true;
+        EXPECT_EQ(dump(config, options, 2, 1), dump(config, options, 1, 0)) << c.name;
+        // Last-IP tracking carries state across PSBs: -j falls back to one thread.
+        options.show_last_ip = true;
+        EXPECT_EQ(dump(config, options, 2, 1), dump(config, options, 1, 0)) << c.name;
+    }
+    EXPECT_GT(nonempty, 20u);
+}
+
+TEST(IptParallel, SummaryEqualsSerial) {
+    for (const Case& c : cases()) {
+        ri::TraceBytes bytes = ri::TraceBytes::copy(c.bytes.data(), c.bytes.size());
+        ri::Config config = config_of(bytes);
+        std::string serial = summary(config, 1, 0);
+        for (uint64_t part : kPartSizes)
+            for (unsigned threads : {2u, 3u})
+                ASSERT_EQ(summary(config, threads, part), serial) << c.name << " part " << part;
+    }
+}
+
+// The parts machinery itself: packet lists (with errors and resyncs) equal one serial decode, and
+// damaged streams do drop parts (the fallback is exercised, not only the clean path).
+TEST(IptParallel, PartsEqualSerialAndDropWhereDecodingCrossesCuts) {
+    using Packets = std::vector<std::string>;
+    auto decode = [](Packets& out, ri::PacketDecoder& d, uint64_t stop, uint64_t size) -> uint64_t {
+        const uint8_t* limit = d.config().begin + stop;
+        for (;;) {
+            int err = d.for_each(
+                [&](uint64_t off, const ri::Packet& p) {
+                    out.push_back(std::to_string(off) + " " + std::to_string(static_cast<int>(p.type)) + " " +
+                                  std::to_string(p.size));
+                },
+                limit);
+            uint64_t at = size;
+            d.get_offset(at);
+            if (err == 0) return at;
+            if (err == -ri::pte_eos) return size;
+            out.push_back(std::to_string(at) + " error " + std::to_string(err));
+            if (d.sync_forward() < 0) return size;
+            uint64_t sync = size;
+            d.get_sync_offset(sync);
+            if (sync >= stop) return sync;
+        }
+    };
+    size_t parts = 0, dropped = 0;
+    for (const Case& c : cases()) {
+        ri::TraceBytes bytes = ri::TraceBytes::copy(c.bytes.data(), c.bytes.size());
+        ri::Config config = config_of(bytes);
+        const uint64_t size = bytes.size();
+        Packets serial;
+        ri::PacketDecoder d(config);
+        if (d.sync_forward() >= 0) decode(serial, d, size, size);
+        Packets merged;
+        ri::PartCount n = ri::decode_psb_parts<Packets>(
+            config, 2, 1,
+            [&](Packets& part, ri::PacketDecoder& dec, uint64_t stop) {
+                return decode(part, dec, stop, size);
+            },
+            [&](Packets& part) { merged.insert(merged.end(), part.begin(), part.end()); });
+        ASSERT_EQ(merged, serial) << c.name;
+        parts += n.parts;
+        dropped += n.dropped;
+    }
+    EXPECT_GT(parts, 1000u);
+    EXPECT_GT(dropped, 0u);
+}
+
+// The commands: -j 2 prints what -j 1 prints; a bad -j is a usage error with a one-line message.
+TEST(IptParallel, Commands) {
+    GeneratorOptions o;
+    o.segments = 200;
+    o.corruptions = 20;
+    std::vector<uint8_t> raw = ri::testing::generate_stream(11, o);
+    std::string path = ::testing::TempDir() + "ipt_parallel_" + std::to_string(getpid()) + ".pt";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(std::fwrite(raw.data(), 1, raw.size(), f), raw.size());
+    std::fclose(f);
+    auto run = [](int (*main)(const std::vector<std::string>&, std::FILE*, std::FILE*),
+                  std::vector<std::string> args,
+                  int& code) { return capture([&](std::FILE* out) { code = main(args, out, stderr); }); };
+    int c1 = -1, c2 = -1;
+    std::string one = run(ri::ptdump_main, {path}, c1);
+    std::string two = run(ri::ptdump_main, {"-j", "2", path}, c2);
+    EXPECT_EQ(c1, 0);
+    EXPECT_EQ(c2, 0);
+    EXPECT_GT(one.size(), 10000u);
+    EXPECT_EQ(two, one);
+    one = run(ri::summary_main, {"--format", "json", path}, c1);
+    two = run(ri::summary_main, {"--format", "json", "-j", "2", path}, c2);
+    EXPECT_EQ(c1, 0);
+    EXPECT_EQ(c2, 0);
+    EXPECT_EQ(two, one);
+    std::string err = capture([&](std::FILE* e) { c1 = ri::ptdump_main({"-j", "0", path}, stdout, e); });
+    EXPECT_EQ(c1, 2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    err = capture([&](std::FILE* e) { c2 = ri::summary_main({"-j", "x", path}, stdout, e); });
+    EXPECT_EQ(c2, 2);
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    std::remove(path.c_str());
+}
+
+}  // namespace
