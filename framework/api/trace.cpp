@@ -58,7 +58,7 @@ struct Trace::Impl {
 
     Event make_event(const engine::Record& r) const {
         const EventType* t = file->type_of(r.data, r.size);
-        return Event(t, file.get(), {r.data, r.size}, r.ts, r.cpu, r.missed, file->swapped());
+        return Event(t, file.get(), {r.data, r.size}, r.ts, r.cpu, r.missed);
     }
 
     // libtracecmd's order: missed-events follower (before filters), filters, followers, callback.

@@ -28,7 +28,9 @@ std::vector<std::string> TraceFile::LayeredResolvers::domains() const {
 }
 
 TraceFile::TraceFile(io::TraceDatReader reader, const ResolverService* shared)
-    : path_(reader.path()), reader_(std::move(reader)), resolver_view_(own_resolvers_, shared) {}
+    : path_(reader.path()), reader_(std::move(reader)), resolver_view_(own_resolvers_, shared) {
+    big_endian_ = reader_.big_endian();
+}
 
 Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, const OpenOptions& options,
                                                      const ResolverService* shared) {
@@ -120,7 +122,7 @@ Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer) const {
 }
 
 void TraceFile::index_types() {
-    swap_ = reader_.big_endian() != (std::endian::native == std::endian::big);
+    swap_ = big_endian_ != (std::endian::native == std::endian::big);
     uint32_t top = 0;
     for (const EventType* t : formats_->types())
         if (t->id <= UINT16_MAX) top = std::max(top, t->id + 1);

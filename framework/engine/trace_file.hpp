@@ -88,7 +88,8 @@ class TraceFile final : public TraceContext {
     std::string_view source_name() const override { return path_; }
     int cpu_count() const override { return static_cast<int>(reader_.cpu_count()); }
     int long_size() const override { return layout_.long_size; }
-    bool big_endian() const override { return reader_.big_endian(); }
+    // Asked for every event (Event keeps whether to swap): a member, not a call into the reader.
+    bool big_endian() const override { return big_endian_; }
 
   private:
     // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
@@ -119,6 +120,7 @@ class TraceFile final : public TraceContext {
     // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat.
     std::vector<const EventType*> types_by_id_;
     bool swap_ = false;
+    bool big_endian_ = false;
     SubBufferLayout layout_;
     TimeConverter clock_;
     std::string trace_clock_;

@@ -20,12 +20,6 @@ public:
           int cpu, int64_t missed_before = 0)
         : type_(type), ctx_(ctx), data_(payload.data()), size_(static_cast<uint32_t>(payload.size())),
           cpu_(cpu), ts_(ts), missed_(missed_before), swap_(ctx && ctx->big_endian() != host_big_endian()) {}
-    // For producers that know the data's byte order already: no call into the context per event.
-    // swap: the payload's byte order differs from the host's.
-    Event(const EventType* type, const TraceContext* ctx, std::span<const uint8_t> payload, uint64_t ts,
-          int cpu, int64_t missed_before, bool swap) noexcept
-        : type_(type), ctx_(ctx), data_(payload.data()), size_(static_cast<uint32_t>(payload.size())),
-          cpu_(cpu), ts_(ts), missed_(missed_before), swap_(swap) {}
 
     uint64_t timestamp() const noexcept { return ts_; }  // nanoseconds (after the file's clock conversions)
     int cpu() const noexcept { return cpu_; }
