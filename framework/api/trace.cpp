@@ -30,6 +30,7 @@ struct Trace::Impl {
     std::vector<Follower> followers;
     Callback missed;
     FilterSet filters;
+    bool filtered = false;  // !filters.empty(), asked once per event
     Status status;
 
     Status build_merger() {
@@ -66,7 +67,7 @@ struct Trace::Impl {
         if (ev.missed_before() != 0 && missed) {
             if (int r = missed(self, ev, cpu)) return r;
         }
-        if (!filters.empty() && !filters.accept(ev)) return 0;
+        if (filtered && !filters.accept(ev)) return 0;
         for (auto& f : followers) {
             if ((f.system.empty() || f.system == ev.system()) && f.name == ev.name()) {
                 if (int r = f.callback(self, ev, cpu)) return r;
@@ -105,34 +106,55 @@ Expected<Trace> Trace::open_fd(int fd, const TraceOpenOptions& options) {
     return open("/proc/self/fd/" + std::to_string(fd), options);
 }
 
-const std::string& Trace::path() const noexcept { return impl_->file->path(); }
-const TraceContext& Trace::context() const noexcept { return *impl_->file; }
-TraceContext& Trace::context() noexcept { return *impl_->file; }
-int Trace::cpu_count() const noexcept { return impl_->file->cpu_count(); }
-void Trace::set_private(void* data) noexcept { impl_->priv = data; }
-void* Trace::get_private() const noexcept { return impl_->priv; }
-const Status& Trace::status() const noexcept { return impl_->status; }
+const std::string& Trace::path() const noexcept {
+    return impl_->file->path();
+}
+const TraceContext& Trace::context() const noexcept {
+    return *impl_->file;
+}
+TraceContext& Trace::context() noexcept {
+    return *impl_->file;
+}
+int Trace::cpu_count() const noexcept {
+    return impl_->file->cpu_count();
+}
+void Trace::set_private(void* data) noexcept {
+    impl_->priv = data;
+}
+void* Trace::get_private() const noexcept {
+    return impl_->priv;
+}
+const Status& Trace::status() const noexcept {
+    return impl_->status;
+}
 
-void Trace::print_info(const Event& event, TextBuffer& out) const { impl_->dispatch->print_info(event, out); }
+void Trace::print_info(const Event& event, TextBuffer& out) const {
+    impl_->dispatch->print_info(event, out);
+}
 
 Status Trace::follow_event(std::string_view system, std::string_view name, Callback callback) {
-    if (name.empty() || !callback) return Error(Errc::invalid_argument, "follow_event needs an event name and a callback");
+    if (name.empty() || !callback)
+        return Error(Errc::invalid_argument, "follow_event needs an event name and a callback");
     bool known = false;
     for (const EventType* t : impl_->file->types())
         known = known || ((system.empty() || t->system == system) && t->name == name);
     if (!known) {
-        return Error(Errc::not_found, "no event " + (system.empty() ? std::string() : std::string(system) + "/") +
+        return Error(Errc::not_found, "no event " +
+                                          (system.empty() ? std::string() : std::string(system) + "/") +
                                           std::string(name) + " in " + path());
     }
     impl_->followers.push_back({std::string(system), std::string(name), std::move(callback)});
     return Status::success();
 }
 
-void Trace::follow_missed_events(Callback callback) { impl_->missed = std::move(callback); }
+void Trace::follow_missed_events(Callback callback) {
+    impl_->missed = std::move(callback);
+}
 
 Status Trace::add_filter(std::string_view filter, bool neg) {
     std::vector<const EventType*> types = impl_->file->types();
     Status st = impl_->filters.add(filter, neg, types);
+    impl_->filtered = !impl_->filters.empty();
     if (!st) return Error(std::move(st).error()).in_file(path());
     return st;
 }
@@ -247,11 +269,20 @@ Trace::EventRange::iterator& Trace::EventRange::iterator::operator++() {
     Impl& m = *trace_->impl_;
     const engine::Record* rec;
     engine::MergeSource* src;
-    while (reverse_ ? m.merger.next_back(rec, src) : m.merger.next(rec, src)) {
-        current_ = m.make_event(*rec);
-        if (!current_.type_ptr()) continue;
-        if (!m.filters.empty() && !m.filters.accept(current_)) continue;
-        return *this;
+    const bool filtered = m.filtered;
+    if (!reverse_ && !filtered) {
+        // The counting loop: nothing but the merge and the type look-up per event.
+        while (m.merger.next(rec, src)) {
+            current_ = m.make_event(*rec);
+            if (current_.type_ptr()) return *this;
+        }
+    } else {
+        while (reverse_ ? m.merger.next_back(rec, src) : m.merger.next(rec, src)) {
+            current_ = m.make_event(*rec);
+            if (!current_.type_ptr()) continue;
+            if (filtered && !m.filters.accept(current_)) continue;
+            return *this;
+        }
     }
     m.status = m.merger.status();
     done_ = true;

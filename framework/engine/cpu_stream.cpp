@@ -16,6 +16,7 @@ CpuStream::CpuStream(io::CpuPageReader pages, const SubBufferLayout& layout, con
     : pages_(std::move(pages)), layout_(layout), clock_(clock), cpu_index_(cpu_index), cursor_(layout) {
     layout_.subbuf_size = pages_.page_size();
     cursor_ = SubBufferCursor(layout_);
+    rec_.cpu = cpu();  // the same for every record
 }
 
 void CpuStream::fail(Error e) {
@@ -50,19 +51,7 @@ bool CpuStream::fill_forward() {
         if (page_open_) {
             SubBufferRecord r;
             if (cursor_.next(r)) {
-                rec_.raw_ts = r.ts;
-                rec_.ts = clock_ ? clock_->convert(r.ts, cpu_index_) : r.ts;
-                rec_.data = r.data;
-                rec_.size = r.size;
-                rec_.trailing = static_cast<uint32_t>(page_end_ - (r.data + r.size));
-                rec_.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
-                rec_.offset = page_file_offset_ + r.offset;
-                // kbuffer reports the page's missed events only while its very first record is current.
-                rec_.missed =
-                    (first_in_page_ && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
-                first_in_page_ = false;
-                rec_.cpu = cpu();
-                has_ = true;
+                set_record(r);
                 return true;
             }
             if (cursor_.failed()) {
@@ -103,15 +92,7 @@ bool CpuStream::fill_back_page() {
         SubBufferRecord r;
         while (cursor_.next(r)) {
             Record rec;
-            rec.raw_ts = r.ts;
-            rec.ts = clock_ ? clock_->convert(r.ts, cpu_index_) : r.ts;
-            rec.data = r.data;
-            rec.size = r.size;
-            rec.trailing = static_cast<uint32_t>(page_end_ - (r.data + r.size));
-            rec.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
-            rec.offset = page_file_offset_ + r.offset;
-            rec.missed =
-                (back_page_.empty() && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
+            fill_record(rec, r, back_page_.empty());
             rec.cpu = cpu();
             back_page_.push_back(rec);
         }

@@ -26,6 +26,14 @@ class CpuStream {
     // Forward: the record at the cursor, or nullptr at the end (or on an error: see status()).
     const Record* peek() {
         if (has_) return &rec_;
+        // The next record of the open page, inline; page changes and errors out of line.
+        if (page_open_) {
+            SubBufferRecord r;
+            if (cursor_.next(r)) {
+                set_record(r);
+                return &rec_;
+            }
+        }
         return fill_forward() ? &rec_ : nullptr;
     }
     void advance() noexcept { has_ = false; }
@@ -56,6 +64,23 @@ class CpuStream {
     static uint64_t pages_loaded_in_process() noexcept;
 
   private:
+    // `first`: no record of this page was handed out yet.
+    void fill_record(Record& rec, const SubBufferRecord& r, bool first) const noexcept {
+        rec.raw_ts = r.ts;
+        rec.ts = clock_ ? clock_->convert(r.ts, cpu_index_) : r.ts;
+        rec.data = r.data;
+        rec.size = r.size;
+        rec.trailing = static_cast<uint32_t>(page_end_ - (r.data + r.size));
+        rec.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
+        rec.offset = page_file_offset_ + r.offset;
+        // kbuffer reports the page's missed events only while its very first record is current.
+        rec.missed = (first && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
+    }
+    void set_record(const SubBufferRecord& r) noexcept {
+        fill_record(rec_, r, first_in_page_);
+        first_in_page_ = false;
+        has_ = true;
+    }
     bool fill_forward();
     bool load_page(uint64_t index);
     bool fill_back_page();

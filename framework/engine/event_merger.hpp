@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -24,12 +25,20 @@ struct MergeSource {
 
 class EventMerger {
   public:
-    void add(MergeSource source) { sources_.push_back(std::move(source)); }
-    std::vector<MergeSource>& sources() noexcept { return sources_; }
+    void add(MergeSource source) {
+        run_ = nullptr;
+        sources_.push_back(std::move(source));
+    }
+    // Callers may move the streams themselves: the next next() looks at every source again.
+    std::vector<MergeSource>& sources() noexcept {
+        run_ = nullptr;
+        return sources_;
+    }
 
     // The source whose record comes next, oldest first (peek_next) or newest first (peek_back),
     // without moving; `cpus` empty = every source, else only those CPU ids. nullptr at the end.
     MergeSource* peek_next(const Record*& rec, std::span<const int> cpus = {}) {
+        run_ = nullptr;
         MergeSource* best = nullptr;
         rec = nullptr;
         for (auto& s : sources_) {
@@ -43,6 +52,7 @@ class EventMerger {
         return best;
     }
     MergeSource* peek_back(const Record*& rec, std::span<const int> cpus = {}) {
+        run_ = nullptr;
         MergeSource* best = nullptr;
         rec = nullptr;
         for (auto& s : sources_) {
@@ -57,12 +67,25 @@ class EventMerger {
     }
 
     // Forward: the next record and its source, or false at the end. The record stays valid until
-    // its stream is peeked again.
+    // its stream is peeked again. Only the source taken last has a new head, so while that head
+    // stays before the others' oldest head (the run limit) it is the answer without a scan.
     bool next(const Record*& rec, MergeSource*& src, std::span<const int> cpus = {}) {
-        src = peek_next(rec, cpus);
-        if (!src) return false;
-        src->stream.advance();
-        return true;
+        if (run_ && cpus.empty()) {
+            const Record* r = run_->stream.peek();
+            if (r && (r->ts < run_limit_ || (r->ts == run_limit_ && run_wins_ties_))) {
+                rec = r;
+                src = run_;
+                run_->stream.advance();
+                return true;
+            }
+        }
+        if (!cpus.empty()) {
+            src = peek_next(rec, cpus);
+            if (!src) return false;
+            src->stream.advance();
+            return true;
+        }
+        return next_scan(rec, src);
     }
 
     // Reverse: newest first.
@@ -74,9 +97,11 @@ class EventMerger {
     }
 
     void rewind() {
+        run_ = nullptr;
         for (auto& s : sources_) s.stream.rewind();
     }
     void seek_end() {
+        run_ = nullptr;
         for (auto& s : sources_) s.stream.seek_end();
     }
 
@@ -85,11 +110,20 @@ class EventMerger {
     Status status() const;
 
   private:
+    // Every source: the oldest head (ties to the source added first) and the run limit.
+    bool next_scan(const Record*& rec, MergeSource*& src);
+
     static bool wanted(const MergeSource& s, std::span<const int> cpus) noexcept {
         return cpus.empty() || std::find(cpus.begin(), cpus.end(), s.stream.cpu()) != cpus.end();
     }
 
     std::vector<MergeSource> sources_;
+    // The source next() took last, and the oldest head among the others when it was taken:
+    // its records come next while they are older (or as old, when it was added before the
+    // source holding that head).
+    MergeSource* run_ = nullptr;
+    uint64_t run_limit_ = 0;
+    bool run_wins_ties_ = false;
 };
 
 }  // namespace ringscope::engine

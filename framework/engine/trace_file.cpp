@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "framework/symbols/kallsyms_resolver.hpp"
+#include "framework/symbols/lazy_kallsyms_resolver.hpp"
 
 namespace ringscope::engine {
 
@@ -28,7 +28,9 @@ std::vector<std::string> TraceFile::LayeredResolvers::domains() const {
 }
 
 TraceFile::TraceFile(io::TraceDatReader reader, const ResolverService* shared)
-    : path_(reader.path()), reader_(std::move(reader)), resolver_view_(own_resolvers_, shared) {}
+    : path_(reader.path()), reader_(std::move(reader)), resolver_view_(own_resolvers_, shared) {
+    big_endian_ = reader_.big_endian();
+}
 
 Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, const OpenOptions& options,
                                                      const ResolverService* shared) {
@@ -58,12 +60,14 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
         }
     }
     if (!md.printk_formats.empty()) (void)f->formats_->add_printk_formats(md.printk_formats);
+    f->index_types();
 
     f->comms_.load_saved_cmdlines(md.saved_cmdlines);
     if (options.load_kallsyms && !md.kallsyms.empty()) {
-        auto ks = symbols::KallsymsResolver::parse(md.kallsyms, path + " kallsyms");
-        if (!ks) return std::move(ks).error().in_file(path);
-        f->own_resolvers_.add(std::string(kKernelDomain), std::move(*ks));
+        // Parsed on the first symbol look-up: counting or filtering events never needs one.
+        f->own_resolvers_.add(std::string(kKernelDomain),
+                              std::make_shared<symbols::LazyKallsymsResolver>(md.kallsyms, path + " kallsyms",
+                                                                              f->reader_.shared_metadata()));
     }
     f->setup_clock(options);
     return f;
@@ -117,12 +121,14 @@ Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer) const {
     return streams;
 }
 
-const EventType* TraceFile::type_of(const uint8_t* data, uint32_t size) const noexcept {
-    if (size < 2) return nullptr;
-    uint16_t id;
-    std::memcpy(&id, data, 2);
-    if (reader_.big_endian() != (std::endian::native == std::endian::big)) id = __builtin_bswap16(id);
-    return formats_->by_id(id);
+void TraceFile::index_types() {
+    swap_ = big_endian_ != (std::endian::native == std::endian::big);
+    uint32_t top = 0;
+    for (const EventType* t : formats_->types())
+        if (t->id <= UINT16_MAX) top = std::max(top, t->id + 1);
+    types_by_id_.assign(top, nullptr);
+    // by_id() decides which of two formats with the same id counts (the later one).
+    for (uint32_t id = 0; id < top; ++id) types_by_id_[id] = formats_->by_id(id);
 }
 
 }  // namespace ringscope::engine

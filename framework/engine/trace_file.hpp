@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,7 +35,9 @@ struct OpenOptions {
 class TraceFile final : public TraceContext {
   public:
     // `shared` answers domains this file does not hold itself (guests, plugin resolvers); may be null.
-    // Errors name the file and the byte offset.
+    // Errors name the file and the byte offset. The file's kallsyms are parsed on the first
+    // look-up; when they do not parse, the "kernel" domain resolves nothing and its describe()
+    // gives the error.
     static Expected<std::unique_ptr<TraceFile>> open(const std::string& path, const OpenOptions& options,
                                                      const ResolverService* shared = nullptr);
 
@@ -61,8 +64,16 @@ class TraceFile final : public TraceContext {
     // One stream per CPU of buffer B, in the file's CPU order (empty CPUs included).
     Expected<std::vector<CpuStream>> open_streams(size_t buffer) const;
 
-    // The event type of a payload (its common_type), or nullptr.
-    const EventType* type_of(const uint8_t* data, uint32_t size) const noexcept;
+    // The event type of a payload (its common_type), or nullptr. Inline: once per event.
+    const EventType* type_of(const uint8_t* data, uint32_t size) const noexcept {
+        if (size < 2) return nullptr;
+        uint16_t id;
+        std::memcpy(&id, data, 2);
+        if (swap_) id = __builtin_bswap16(id);
+        return id < types_by_id_.size() ? types_by_id_[id] : nullptr;
+    }
+    // The payloads' byte order differs from the host's.
+    bool swapped() const noexcept { return swap_; }
     std::vector<const EventType*> types() const { return formats_->types(); }
 
     // TraceContext
@@ -77,7 +88,8 @@ class TraceFile final : public TraceContext {
     std::string_view source_name() const override { return path_; }
     int cpu_count() const override { return static_cast<int>(reader_.cpu_count()); }
     int long_size() const override { return layout_.long_size; }
-    bool big_endian() const override { return reader_.big_endian(); }
+    // Asked for every event (Event keeps whether to swap): a member, not a call into the reader.
+    bool big_endian() const override { return big_endian_; }
 
   private:
     // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
@@ -99,11 +111,16 @@ class TraceFile final : public TraceContext {
 
     TraceFile(io::TraceDatReader reader, const ResolverService* shared);
     void setup_clock(const OpenOptions& options);
+    void index_types();
 
     std::string path_;
     io::TraceDatReader reader_;
     std::unique_ptr<format::FormatCatalog> formats_;
     std::vector<std::string> format_errors_;
+    // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat.
+    std::vector<const EventType*> types_by_id_;
+    bool swap_ = false;
+    bool big_endian_ = false;
     SubBufferLayout layout_;
     TimeConverter clock_;
     std::string trace_clock_;

@@ -9,6 +9,8 @@ namespace {
 // Mapped file pages this reader has read are dropped from its RSS once they span this much
 // (the page cache keeps them; a later access just faults them back in).
 constexpr uint64_t kReleaseWindow = 8ull << 20;
+// Mapped ahead of an uncompressed walk in one call (well inside the release window).
+constexpr uint64_t kPopulateWindow = 1ull << 20;
 }  // namespace
 
 void CpuPageReader::touched(uint64_t offset, uint64_t len) noexcept {
@@ -65,7 +67,19 @@ Expected<std::span<const uint8_t>> CpuPageReader::load(uint64_t index) {
 
     if (compression_ == Compression::none) {
         if (avail == page_size_ && file_->mode() != MappedFile::Mode::pread) {
-            touched(data_offset_ + begin, page_size_);
+            const uint64_t at = data_offset_ + begin;
+            if (at >= populated_hi_) {
+                // Forward walks map the next window at once instead of faulting it in page by page.
+                populated_lo_ = at;
+                populated_hi_ = at + std::min(data_offset_ + data_size_ - at, kPopulateWindow);
+                file_->populate(populated_lo_, populated_hi_ - populated_lo_);
+            } else if (at < populated_lo_) {
+                // Backward walks: the window that ends with this page.
+                populated_hi_ = at + page_size_;
+                populated_lo_ = populated_hi_ - std::min(populated_hi_ - data_offset_, kPopulateWindow);
+                file_->populate(populated_lo_, populated_hi_ - populated_lo_);
+            }
+            touched(at, page_size_);
             return file_->bytes().subspan(data_offset_ + begin, page_size_);
         }
         // pread mode or a short last page: copy and zero-pad.

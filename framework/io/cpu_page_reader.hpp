@@ -83,6 +83,8 @@ class CpuPageReader {
     uint64_t touched_lo_ = UINT64_MAX;
     uint64_t touched_hi_ = 0;
     uint64_t decompressions_ = 0;
+    uint64_t populated_lo_ = 0;  // file range mapped ahead by populate()
+    uint64_t populated_hi_ = 0;
 };
 
 }  // namespace ringscope::io

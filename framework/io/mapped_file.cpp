@@ -106,6 +106,18 @@ Expected<std::span<const uint8_t>> MappedFile::read(uint64_t offset, size_t len,
     return std::span<const uint8_t>(scratch.data(), len);
 }
 
+void MappedFile::populate(uint64_t offset, uint64_t len) const noexcept {
+#ifndef MADV_POPULATE_READ
+    constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14; older kernels say EINVAL: faults as before
+#endif
+    if (mode_ != Mode::mapped || offset >= size_) return;
+    static const uint64_t pg = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    uint64_t begin = offset / pg * pg;
+    uint64_t end = std::min<uint64_t>(offset + len, size_);
+    if (end <= begin) return;
+    (void)madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_POPULATE_READ);
+}
+
 void MappedFile::release(uint64_t offset, uint64_t len) const noexcept {
     if (mode_ != Mode::mapped || offset >= size_) return;
     static const uint64_t pg = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));

@@ -710,6 +710,9 @@ const std::string& TraceDatReader::compression_version() const noexcept {
 const TraceMetadata& TraceDatReader::metadata() const noexcept {
     return s_->meta;
 }
+std::shared_ptr<const TraceMetadata> TraceDatReader::shared_metadata() const noexcept {
+    return std::shared_ptr<const TraceMetadata>(s_, &s_->meta);
+}
 uint32_t TraceDatReader::cpu_count() const noexcept {
     return s_->meta.options.cpu_count.value_or(s_->meta.cpu_count);
 }

@@ -54,6 +54,8 @@ class TraceDatReader {
     // header_page, header_event, ftrace and event formats, kallsyms, printk formats, saved
     // cmdlines, CPU count, typed options (and for v6 the text after the flyrecord table).
     const TraceMetadata& metadata() const noexcept;
+    // The same, kept alive by the handle (for what parses parts of it later, e.g. kallsyms).
+    std::shared_ptr<const TraceMetadata> shared_metadata() const noexcept;
     const TraceDatOptions& options() const noexcept { return metadata().options; }
     // CPUCOUNT when present, else the v6 header's count.
     uint32_t cpu_count() const noexcept;
