@@ -17,6 +17,8 @@
 #include "framework/config/analysis_catalog.hpp"
 #include "framework/config/analysis_pass.hpp"
 #include "framework/config/run_config.hpp"
+#include "framework/io/mapped_file.hpp"
+#include "framework/io/trace_dat_types.hpp"
 #include "framework/plugin/plugin_paths.hpp"
 #include "framework/results/table_json.hpp"
 #include "framework/sinks/atomic_output.hpp"
@@ -210,6 +212,17 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                 errors.push_back({s.pos, r.error().to_string()});
             else
                 resolvers.add(s.domain, *r);
+        }
+        // The event pass reads trace.dat files only; other inputs (Intel PT) feed their own analyses.
+        if (!pass.empty() || !cfg.outputs.sqlite.empty() || !cfg.outputs.perfetto.empty() ||
+            !cfg.outputs.html.empty()) {
+            for (const auto& in : cfg.inputs) {
+                auto f = io::MappedFile::open(in.path);
+                if (f && !io::has_trace_dat_magic((*f)->bytes()))
+                    errors.push_back({in.pos, "input '" + in.path +
+                                                  "' is not a trace.dat file: the event analyses and the "
+                                                  "sqlite, perfetto and html outputs read trace.dat only"});
+            }
         }
         // Filters are checked against the first input's event formats.
         if (!cfg.inputs.empty() && !cfg.filters.empty()) {

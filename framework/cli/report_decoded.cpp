@@ -9,6 +9,7 @@
 
 #include "framework/format/format_catalog.hpp"
 #include "framework/io/mapped_file.hpp"
+#include "framework/io/trace_dat_types.hpp"
 #include "framework/output/event_record_writer.hpp"
 #include "framework/output/output_buffer.hpp"
 #include "framework/output/report_line_writer.hpp"
@@ -16,12 +17,6 @@
 
 namespace ringscope::cli {
 namespace {
-
-constexpr char kTraceDatMagic[] = "\x17\x08\x44tracing";
-
-bool is_trace_dat(std::span<const uint8_t> head) {
-    return head.size() >= sizeof kTraceDatMagic - 1 && std::memcmp(head.data(), kTraceDatMagic, sizeof kTraceDatMagic - 1) == 0;
-}
 
 Decoder* choose(CliContext& ctx, std::span<const uint8_t> head, std::string_view input_format) {
     Decoder* best = nullptr;
@@ -46,12 +41,13 @@ std::string format_text(const EventType& t) {
     auto field_line = [](const FieldInfo& f) {
         std::string decl;
         size_t bracket = f.type.find('[');
-        if (bracket != std::string::npos && f.type.rfind("__data_loc", 0) != 0 && f.type.rfind("__rel_loc", 0) != 0)
+        if (bracket != std::string::npos && f.type.rfind("__data_loc", 0) != 0 &&
+            f.type.rfind("__rel_loc", 0) != 0)
             decl = f.type.substr(0, bracket) + " " + f.name + f.type.substr(bracket);
         else
             decl = f.type + " " + f.name;
-        return "\tfield:" + decl + ";\toffset:" + std::to_string(f.offset) + ";\tsize:" + std::to_string(f.size) +
-               ";\tsigned:" + (f.is_signed() ? "1" : "0") + ";\n";
+        return "\tfield:" + decl + ";\toffset:" + std::to_string(f.offset) +
+               ";\tsize:" + std::to_string(f.size) + ";\tsigned:" + (f.is_signed() ? "1" : "0") + ";\n";
     };
     std::string s = "name: " + t.name + "\nID: " + std::to_string(t.id) + "\nformat:\n";
     for (const auto& f : t.common_fields) s += field_line(f);
@@ -72,7 +68,7 @@ struct Input {
 };
 
 class DecodedPrintContext final : public PrintContext {
-public:
+  public:
     explicit DecodedPrintContext(Input*& current) : current_(current) {}
     void print_default(const Event& ev, TextBuffer& out) override {
         const EventType* t = current_->printable[ev.type_ptr()];
@@ -91,7 +87,7 @@ public:
     // A decoded input's task names are its decoder's (its stream hands out a read-only context).
     void register_comm(int, std::string_view) override {}
 
-private:
+  private:
     Input*& current_;
 };
 
@@ -103,7 +99,7 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
     auto f = io::MappedFile::open(paths.front());
     if (!f) return false;  // the trace.dat path reports the error
     auto head = (*f)->bytes().first(std::min<size_t>((*f)->bytes().size(), 65536));
-    return !is_trace_dat(head) && choose(ctx, head, input_format) != nullptr;
+    return !io::has_trace_dat_magic(head) && choose(ctx, head, input_format) != nullptr;
 }
 
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
@@ -126,8 +122,9 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         Decoder* d = choose(ctx, head, input_format);
         if (!d) {
             ctx.error(path + ": " +
-                      (input_format.empty() ? std::string("no decoder recognises this input")
-                                            : "no decoder for input format '" + std::string(input_format) + "'"));
+                      (input_format.empty()
+                           ? std::string("no decoder recognises this input")
+                           : "no decoder for input format '" + std::string(input_format) + "'"));
             return kExitRuntime;
         }
         InputSource src{path, -1, head, bytes};
@@ -179,7 +176,8 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         bool printed = false;
         for (auto& h : handlers) {
             bool subscribed = false;
-            for (const auto& m : h->subscriptions()) subscribed = subscribed || m.matches(ev.system(), ev.name());
+            for (const auto& m : h->subscriptions())
+                subscribed = subscribed || m.matches(ev.system(), ev.name());
             if (!subscribed) continue;
             h->on_event(ev);
             if (!printed && h->overrides_print()) printed = h->print(ev, pc, info);

@@ -3,11 +3,20 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace ringscope::io {
+
+// Whether bytes start as every trace.dat does ("\x17\x08\x44tracing"): a cheap probe before a
+// file is handed to the reader or to a plugin decoder.
+inline bool has_trace_dat_magic(std::span<const uint8_t> head) noexcept {
+    static constexpr char kMagic[] = "\x17\x08\x44tracing";
+    return head.size() >= sizeof kMagic - 1 && std::memcmp(head.data(), kMagic, sizeof kMagic - 1) == 0;
+}
 
 enum class Compression : uint8_t { none, zlib, zstd };
 

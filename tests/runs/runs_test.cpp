@@ -553,6 +553,22 @@ TEST(Runs, EveryValidationErrorAtOnce) {
     EXPECT_NE(y.err.find(broken + ":"), std::string::npos) << y.err;
 }
 
+// An Intel PT stream feeds ipt.summary only: asking an event analysis or an event output of it is
+// caught before any work, at the input's line, and nothing is written.
+TEST(Runs, AnEventPassOverANonTraceDatInputIsAValidationError) {
+    std::string out = tmpdir("pt-events");
+    std::string yaml = out + "/mixed.yaml";
+    std::ofstream(yaml) << "inputs:\n  - " << data("ipt/clean.pt")
+                        << "\nplugins:\n  load: [ipt, sched]\nanalyses:\n  ipt.summary: {}\n"
+                           "  sched.latency: {}\noutputs:\n  dir: out\n  json: results.json\n";
+    Cmd r = sh("'" + cli_path() + "' run '" + yaml + "'");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(yaml + ":2:5: input '" + data("ipt/clean.pt") + "' is not a trace.dat file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(out + "/out"));
+}
+
 TEST(Runs, AFailedRunLeavesNoOutput) {
     // An input that passes validation (it exists) but is cut short: the run fails after the
     // outputs' temporaries were opened, and none of them may remain.
