@@ -234,7 +234,7 @@ size_t write_int(char* dst, const Spec& s, int ls, uint64_t v) noexcept {
 size_t write_str(char* dst, const Spec& s, std::string_view str) noexcept {
     const StrText t = str_text(cut_at_nul(str), s.width, s.prec, s.left);
     std::memset(dst, ' ', t.lead);
-    std::memcpy(dst + t.lead, t.str.data(), t.str.size());
+    if (!t.str.empty()) std::memcpy(dst + t.lead, t.str.data(), t.str.size());  // data() may be null
     std::memset(dst + t.lead + t.str.size(), ' ', t.trail);
     return t.lead + t.str.size() + t.trail;
 }
