@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "cli_process.hpp"
 #include "framework/symbols/kallsyms_resolver.hpp"
 #include "framework/symbols/resolver_registry.hpp"
 #include "test_format.hpp"
@@ -47,20 +48,12 @@ class Env final : public ringscope::CommandEnv {
     size_t out_len_ = 0, err_len_ = 0;
 };
 
-std::vector<std::string> split_lines(const std::string& s) {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    std::string line;
-    while (std::getline(in, line)) out.push_back(line);
-    return out;
-}
-
 }  // namespace
 
 TEST(KvmCommand, ExitsCountsMatchTheReport) {
     // Exit reasons as trace-cmd report names them, counted.
     std::map<std::string, uint64_t> want;
-    for (const auto& l : split_lines(read_file(data_path("kvm-extra.report")))) {
+    for (const auto& l : kvm_test::split_lines(read_file(data_path("kvm-extra.report")))) {
         size_t at = l.find(" kvm_exit: ");
         if (at == std::string::npos) continue;
         std::istringstream in(l.substr(l.find("reason ", at) + 7));
@@ -72,7 +65,7 @@ TEST(KvmCommand, ExitsCountsMatchTheReport) {
     ASSERT_EQ(ringscope::kvm::run_kvm_command({"exits", "--format", "csv", data_path("kvm-extra.dat")}, env),
               0)
         << env.err_text();
-    auto lines = split_lines(env.out_text());
+    auto lines = kvm_test::split_lines(env.out_text());
     ASSERT_GE(lines.size(), 2u);
     EXPECT_EQ(lines[0], "# kvm.exits.reasons");
     EXPECT_EQ(lines[1], "reason,isa,exit_code,count,share_pct,min_ns,mean_ns,p50_ns,p99_ns,max_ns");
