@@ -5,6 +5,9 @@
 # make it a regression test: tests/robustness/regressions/README.md).
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      e.g. scripts/fuzz.sh 600 fuzz_trace_dat
 # FUZZ_JOBS=N runs N targets at once (default 1: CI machines are small).
+# FUZZ_SEED=N fixes libFuzzer's random seed (scripts/test.sh sets 1): with the same seed corpus the
+# inputs tried are then the same sequence on every machine, and a shorter run is a prefix of a longer
+# one, so a long run here covers what CI's 30 s will try. Unset, each run explores from a new seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
@@ -55,7 +58,7 @@ run_one() {  # run_one TARGET: one line of result; the log in build-fuzz/TARGET.
   fi
   mkdir -p "$corpus/$t"
   if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "$bin" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -close_fd_mask=1 -print_final_stats=1 \
+    "$bin" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -close_fd_mask=1 -print_final_stats=1 \
     -artifact_prefix="build-fuzz/crashes/$t-" "$corpus/$t" >"$log" 2>&1; then
     local runs cov
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
@@ -68,7 +71,7 @@ run_one() {  # run_one TARGET: one line of result; the log in build-fuzz/TARGET.
   fi
 }
 export -f run_one
-export secs corpus
+export secs corpus FUZZ_SEED
 
 # shellcheck disable=SC2086
 if printf '%s\n' $targets | xargs -P "$jobs" -I{} bash -c 'run_one {}'; then exit 0; else exit 1; fi

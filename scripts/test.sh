@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up and runs every test: a warnings-as-errors build with ctest, then the same tests under
 # AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), then, when clang is installed, every
-# libFuzzer target for FUZZ_SECONDS each (default 30; 0 skips; scripts/fuzz.sh). Prints the summaries.
+# libFuzzer target for FUZZ_SECONDS each (default 30; 0 skips; scripts/fuzz.sh) with FUZZ_SEED (default 1:
+# the same inputs on every machine). Prints the summaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -20,7 +21,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
 fuzz_secs=${FUZZ_SECONDS:-30}
 if [ "$fuzz_secs" != 0 ] && command -v clang++ >/dev/null 2>&1; then
   echo "== fuzzing (${fuzz_secs}s per target)"
-  scripts/fuzz.sh "$fuzz_secs"
+  FUZZ_SEED=${FUZZ_SEED:-1} scripts/fuzz.sh "$fuzz_secs"
 else
   echo "== fuzzing skipped (no clang++ or FUZZ_SECONDS=0)"
 fi

@@ -777,6 +777,9 @@ void PrintEvaluator::print_field_raw(TextBuffer& out, int fi) const {
             }
             return;
         }
+        // a field size past the record is a corrupt format: bytes past the record read as 0, and
+        // only a page's worth of them, so a size of 4 GiB cannot print 16 GiB of text
+        if (uint64_t{len} > uint64_t{c_.size} + 4096) len = c_.size + 4096;
         out.append("ARRAY[");
         for (uint32_t i = 0; i < len; ++i) {
             if (i) out.append(", ");

@@ -1,9 +1,11 @@
 // Replays the committed inputs that made a libFuzzer target crash or hang
 // (tests/robustness/regressions/TARGET/*) through that target's LLVMFuzzerTestOneInput, each in a
 // forked child with a time bound, so that a hang fails the test instead of stalling it. Built with
-// the target's source by any compiler; under ASan + UBSan in CI's sanitizer pass.
+// the target's source by any compiler; under ASan + UBSan in CI's sanitizer pass. A child's peak
+// RSS is bounded too: libFuzzer stops at 2 GiB, so an input that made it run out of memory fails here.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,10 +45,11 @@ TEST(FuzzReplay, CommittedInputsRunCleanly) {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         int status = 0;
         bool hung = false;
-        while (waitpid(pid, &status, WNOHANG) != pid) {
+        struct rusage usage {};
+        while (wait4(pid, &status, WNOHANG, &usage) != pid) {
             if (std::chrono::steady_clock::now() > deadline) {
                 kill(pid, SIGKILL);
-                waitpid(pid, &status, 0);
+                wait4(pid, &status, 0, &usage);
                 hung = true;
                 break;
             }
@@ -57,6 +60,9 @@ TEST(FuzzReplay, CommittedInputsRunCleanly) {
             EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
                 << p.filename() << ": " << (WIFSIGNALED(status) ? "killed by a signal" : "failed exit")
                 << " (status " << status << ")";
+            constexpr long kMaxRssKiB = 1024 * 1024;
+            EXPECT_LT(usage.ru_maxrss, kMaxRssKiB)
+                << p.filename() << ": peak RSS " << usage.ru_maxrss << " KiB";
         }
     }
 }
