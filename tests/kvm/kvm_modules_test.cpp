@@ -5,6 +5,8 @@
 // functions as that example does.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <map>
 #include <string>
@@ -31,8 +33,13 @@ std::string unxz(const std::string& name) {
 
 const std::string& guest_kallsyms() {
     static const std::string path = [] {
+        // ctest runs each test in its own process, several at once: each writes its own copy and
+        // renames it into place, so no test reads a file another is still writing.
         const std::string p = kBin + "/tests/kvm-modules-guest-kallsyms";
-        if (run("xz -dc '" + kDir + "guest-kallsyms.xz' > '" + p + "' && echo ok").out != "ok\n")
+        const std::string tmp = p + "." + std::to_string(::getpid());
+        if (run("xz -dc '" + kDir + "guest-kallsyms.xz' > '" + tmp + "' && mv -f '" + tmp + "' '" + p +
+                "' && echo ok")
+                .out != "ok\n")
             return std::string();
         return p;
     }();
