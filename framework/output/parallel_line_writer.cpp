@@ -108,16 +108,22 @@ void ParallelLineWriter::format_batch(LineBatch& b) {
     }
 }
 
+std::function<void()> ParallelLineWriter::pop_task() {
+    if (tasks_.empty()) return {};
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    pending_tasks_.store(tasks_.size(), std::memory_order_relaxed);
+    return task;
+}
+
 void ParallelLineWriter::run_tasks() {
     for (;;) {
         std::function<void()> task;
         {
             std::lock_guard lock(mu_);
-            if (tasks_.empty()) return;
-            task = std::move(tasks_.front());
-            tasks_.pop_front();
-            pending_tasks_.store(tasks_.size(), std::memory_order_relaxed);
+            task = pop_task();
         }
+        if (!task) return;
         task();
     }
 }
@@ -138,6 +144,12 @@ void ParallelLineWriter::write_done(bool wait_one) {
                     format_batch(t.batch);
                     lock.lock();
                     t.state = State::done;
+                    continue;
+                }
+                if (std::function<void()> task = pop_task()) {
+                    // Rather than wait, decompress a chunk the merge will need.
+                    lock.unlock();
+                    task();
                     continue;
                 }
                 done_cv_.wait(lock, [&] { return s->state == State::done; });
@@ -170,11 +182,8 @@ void ParallelLineWriter::work() {
             work_cv_.wait(lock, [&] { return stop_ || !tasks_.empty() || taken_ < filled_; });
             if (stop_) return;
             // The merging thread waits for these: they go before any batch.
-            if (!tasks_.empty()) {
-                task = std::move(tasks_.front());
-                tasks_.pop_front();
-                pending_tasks_.store(tasks_.size(), std::memory_order_relaxed);
-            } else {
+            task = pop_task();
+            if (!task) {
                 s = &slot(taken_);
                 ++taken_;
             }

@@ -94,7 +94,8 @@ class ParallelLineWriter {
     void submit();                   // the filling slot goes to the workers
     void write_done(bool wait_one);  // writes finished batches in order (waits for, or formats, the oldest)
     void format_batch(LineBatch& b);
-    void run_tasks();  // the tasks posted so far, on this thread
+    void run_tasks();                  // the tasks posted so far, on this thread
+    std::function<void()> pop_task();  // the oldest task or none; mu_ held
     void work();
 
     OutputBuffer& out_;
