@@ -135,9 +135,11 @@ void Trace::print_info(const Event& event, TextBuffer& out) const {
 Status Trace::follow_event(std::string_view system, std::string_view name, Callback callback) {
     if (name.empty() || !callback)
         return Error(Errc::invalid_argument, "follow_event needs an event name and a callback");
-    bool known = false;
-    for (const EventType* t : impl_->file->types())
-        known = known || ((system.empty() || t->system == system) && t->name == name);
+    const bool known = !impl_->file->formats()
+                            .types_if([&](std::string_view sys, std::string_view ev) {
+                                return (system.empty() || sys == system) && ev == name;
+                            })
+                            .empty();
     if (!known) {
         return Error(Errc::not_found, "no event " +
                                           (system.empty() ? std::string() : std::string(system) + "/") +

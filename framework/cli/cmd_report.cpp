@@ -938,6 +938,8 @@ int ReportRun::print_events() {
                 }
             });
     }
+    // The workers also decompress the next chunks of each CPU, off this (the merging) thread.
+    if (workers) merger.decompress_ahead(workers->task_runner());
     // With workers, the lines this thread prints itself (in order) go into the batches as text.
     output::OutputBuffer ordered_text;
     output::ReportLineWriter ordered_lines(ordered_text, style);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <ringscope/error.hpp>
@@ -51,6 +52,12 @@ class CpuStream {
     // Ok, or the first problem met (a page that does not load, a record past the data).
     const Status& status() const noexcept { return status_; }
     uint64_t pages_read() const noexcept { return pages_read_; }
+    // Compressed data: the next chunk is decompressed by RUNNER's threads while this one is read
+    // (io::CpuPageReader::decompress_ahead); null: all on the caller's thread.
+    void decompress_ahead(std::shared_ptr<io::TaskRunner> runner) {
+        pages_.decompress_ahead(std::move(runner));
+    }
+    const io::CpuPageReader& pages() const noexcept { return pages_; }
 
     // How far a forward walk is, for progress: the ring-buffer bytes of this CPU (uncompressed)
     // and those of the pages loaded so far.

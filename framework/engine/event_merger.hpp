@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -96,6 +97,10 @@ class EventMerger {
         return true;
     }
 
+    // Every source's next chunk is decompressed ahead by RUNNER (see CpuStream::decompress_ahead).
+    void decompress_ahead(const std::shared_ptr<io::TaskRunner>& runner) {
+        for (auto& s : sources_) s.stream.decompress_ahead(runner);
+    }
     void rewind() {
         run_ = nullptr;
         for (auto& s : sources_) s.stream.rewind();

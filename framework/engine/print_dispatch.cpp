@@ -7,12 +7,9 @@
 namespace ringscope::engine {
 
 PrintDispatch::PrintDispatch(TraceFile& file, std::span<EventHandler* const> handlers) : file_(file) {
-    const std::vector<const EventType*> types = file.types();
-    uint32_t max_id = 0;
-    for (const EventType* t : types) max_id = std::max(max_id, t->id);
     // Type ids are small (the kernel numbers them from 1); bigger ones get no plugin dispatch.
-    constexpr uint32_t kMaxTableId = 1u << 16;
-    const size_t n = types.empty() ? 0 : std::min<size_t>(size_t{max_id} + 1, kMaxTableId);
+    // The bound comes from the declared formats: none is parsed for it.
+    const size_t n = file.formats().small_id_bound();
     types_.resize(n);
     subscribers_.resize(n);
     for (EventHandler* h : handlers) {
@@ -29,12 +26,15 @@ PrintDispatch::PrintDispatch(TraceFile& file, std::span<EventHandler* const> han
 template <typename Fn>
 void PrintDispatch::for_each_subscribed_type(const EventHandler& h, Fn&& fn) const {
     const std::vector<EventMatch> subs = h.subscriptions();
-    for (const EventType* t : file_.types()) {
-        if (t->id >= types_.size()) continue;
-        bool match = false;
-        for (const auto& m : subs) match = match || m.matches(t->system, t->name);
-        if (match) fn(t->id);
-    }
+    if (subs.empty()) return;
+    // Only the formats of subscribed events are parsed.
+    const auto subscribed = file_.formats().types_if([&](std::string_view system, std::string_view name) {
+        for (const auto& m : subs)
+            if (m.matches(system, name)) return true;
+        return false;
+    });
+    for (const EventType* t : subscribed)
+        if (t->id < types_.size()) fn(t->id);
 }
 
 void PrintDispatch::add_annotator(EventHandler* h) {

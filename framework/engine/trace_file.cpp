@@ -46,19 +46,13 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     if (!layout) return std::move(layout).error().in_file(path);
     f->layout_ = *layout;
 
-    // Formats that do not parse are dropped, as libtraceevent drops them; their events then print
-    // as unknown. The errors are kept for diagnostics.
+    // Formats are parsed on first use (most traces use a few dozen of thousands). Those that do not
+    // parse are dropped, as libtraceevent drops them; their events then print as unknown.
+    // format_errors() gives the errors. The texts live in reader_'s metadata, which outlives formats_.
     f->formats_ = std::make_unique<format::FormatCatalog>(static_cast<int>(f->layout_.long_size), big);
-    for (const auto& text : md.ftrace_formats) {
-        if (auto t = f->formats_->add_format(text, "ftrace"); !t)
-            f->format_errors_.push_back(t.error().to_string());
-    }
-    for (const auto& sys : md.event_systems) {
-        for (const auto& text : sys.formats) {
-            if (auto t = f->formats_->add_format(text, sys.system); !t)
-                f->format_errors_.push_back(sys.system + ": " + t.error().to_string());
-        }
-    }
+    for (const auto& text : md.ftrace_formats) (void)f->formats_->declare_format(text, "ftrace");
+    for (const auto& sys : md.event_systems)
+        for (const auto& text : sys.formats) (void)f->formats_->declare_format(text, sys.system);
     if (!md.printk_formats.empty()) (void)f->formats_->add_printk_formats(md.printk_formats);
     f->index_types();
 
@@ -121,14 +115,31 @@ Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer) const {
     return streams;
 }
 
+const EventType TraceFile::kUnparsed{};
+
 void TraceFile::index_types() {
     swap_ = big_endian_ != (std::endian::native == std::endian::big);
-    uint32_t top = 0;
-    for (const EventType* t : formats_->types())
-        if (t->id <= UINT16_MAX) top = std::max(top, t->id + 1);
-    types_by_id_.assign(top, nullptr);
-    // by_id() decides which of two formats with the same id counts (the later one).
-    for (uint32_t id = 0; id < top; ++id) types_by_id_[id] = formats_->by_id(id);
+    type_count_ = formats_->small_id_bound();
+    types_by_id_ = std::make_unique<std::atomic<const EventType*>[]>(type_count_);
+    for (uint32_t id = 0; id < type_count_; ++id)
+        types_by_id_[id].store(formats_->declares(id) ? &kUnparsed : nullptr, std::memory_order_relaxed);
+}
+
+const EventType* TraceFile::parse_type(uint32_t id) const noexcept {
+    // by_id() decides which of two formats with the same id counts (the later one that parses).
+    const EventType* t = formats_->by_id(id);
+    types_by_id_[id].store(t, std::memory_order_release);
+    return t;
+}
+
+const std::vector<std::string>& TraceFile::format_errors() const {
+    std::call_once(format_errors_once_, [this] {
+        // "FILE: SYSTEM: line L, column C: what" (the line is the format's)
+        for (const auto& [system, error] : formats_->errors())
+            format_errors_.push_back(path_ + ": " + (system == "ftrace" ? "" : system + ": ") +
+                                     error.to_string());
+    });
+    return format_errors_;
 }
 
 }  // namespace ringscope::engine

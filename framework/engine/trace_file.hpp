@@ -2,9 +2,11 @@
 // TraceContext its events point to. Buffers (the top one and instances) each give CPU streams.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,8 +51,9 @@ class TraceFile final : public TraceContext {
     const TimeConverter& clock() const noexcept { return clock_; }
     CommTable& comms() noexcept { return comms_; }
     symbols::ResolverRegistry& own_resolvers() noexcept { return own_resolvers_; }
-    // Event formats that did not parse (libtraceevent drops them too), "system/file: error".
-    const std::vector<std::string>& format_errors() const noexcept { return format_errors_; }
+    // Event formats that did not parse (libtraceevent drops them too), "system: error" (parses
+    // every format on the first call).
+    const std::vector<std::string>& format_errors() const;
 
     // The selected trace clock ("local", "x86-tsc", ...; empty when the file does not say).
     const std::string& trace_clock() const noexcept { return trace_clock_; }
@@ -70,7 +73,7 @@ class TraceFile final : public TraceContext {
         uint16_t id;
         std::memcpy(&id, data, 2);
         if (swap_) id = __builtin_bswap16(id);
-        return id < types_by_id_.size() ? types_by_id_[id] : nullptr;
+        return type_by_small_id(id);
     }
     // The payloads' byte order differs from the host's.
     bool swapped() const noexcept { return swap_; }
@@ -80,7 +83,9 @@ class TraceFile final : public TraceContext {
     std::string_view comm(int pid) const override { return comms_.get(pid); }
     // As libtraceevent's tep_register_comm: a pid keeps the first name it got.
     void register_comm(int pid, std::string_view comm) override { comms_.add(pid, comm); }
-    const EventType* type_by_id(uint32_t id) const override { return formats_->by_id(id); }
+    const EventType* type_by_id(uint32_t id) const override {
+        return id < type_count_ ? type_by_small_id(id) : formats_->by_id(id);
+    }
     const EventType* find_type(std::string_view system, std::string_view name) const override {
         return formats_->find(system, name);
     }
@@ -112,13 +117,26 @@ class TraceFile final : public TraceContext {
     TraceFile(io::TraceDatReader reader, const ResolverService* shared);
     void setup_clock(const OpenOptions& options);
     void index_types();
+    const EventType* type_by_small_id(uint32_t id) const noexcept {
+        if (id >= type_count_) return nullptr;
+        const EventType* t = types_by_id_[id].load(std::memory_order_acquire);
+        return t != &kUnparsed ? t : parse_type(id);
+    }
+    // Parses the format of the id on its first event (or look-up) and keeps the answer.
+    const EventType* parse_type(uint32_t id) const noexcept;
+
+    // types_by_id_'s mark for an id whose format is declared but not parsed yet.
+    static const EventType kUnparsed;
 
     std::string path_;
     io::TraceDatReader reader_;
     std::unique_ptr<format::FormatCatalog> formats_;
-    std::vector<std::string> format_errors_;
-    // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat.
-    std::vector<const EventType*> types_by_id_;
+    mutable std::once_flag format_errors_once_;
+    mutable std::vector<std::string> format_errors_;
+    // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat; kUnparsed until
+    // the first look-up of that id.
+    std::unique_ptr<std::atomic<const EventType*>[]> types_by_id_;
+    uint32_t type_count_ = 0;
     bool swap_ = false;
     bool big_endian_ = false;
     SubBufferLayout layout_;

@@ -1,7 +1,9 @@
 #include "framework/format/format_catalog.hpp"
 
+#include <atomic>
 #include <cctype>
 #include <cstdio>
+#include <optional>
 
 #include <ringscope/context.hpp>
 
@@ -13,10 +15,31 @@
 namespace ringscope::format {
 
 struct FormatCatalog::Entry {
-    std::unique_ptr<EventType> type;
-    std::unique_ptr<Program> prog;
-    std::unique_ptr<CompiledPrint> compiled;            // null: printed by PrintEvaluator
-    int fmt_field = -1, buf_field = -1, ip_field = -1;  // bprint only
+    std::string_view text;  // the caller's (declare_format); empty for add_format
+    std::string system;
+    std::string_view name;  // read from the text (declare_format) or the parsed type's
+    uint32_t id = 0;
+    mutable std::once_flag once;
+    // Published (release) once the parse has filled the members below; null when it failed.
+    mutable std::atomic<const EventType*> type_ptr{nullptr};
+    mutable std::unique_ptr<EventType> type;
+    mutable std::unique_ptr<Program> prog;
+    mutable std::unique_ptr<CompiledPrint> compiled;            // null: printed by PrintEvaluator
+    mutable int fmt_field = -1, buf_field = -1, ip_field = -1;  // bprint only
+    mutable std::optional<Error> error;
+
+    // Keeps a parse's results and publishes the type (once, under `once`).
+    void install(ParsedFormat p) const {
+        type = std::move(p.type);
+        prog = std::move(p.program);
+        compiled = CompiledPrint::compile(*prog);
+        if (prog->is_bprint) {
+            fmt_field = prog->find_field("fmt");
+            buf_field = prog->find_field("buf");
+            ip_field = prog->find_field("ip");
+        }
+        type_ptr.store(type.get(), std::memory_order_release);
+    }
 };
 
 struct FormatCatalog::BprintFormat {
@@ -24,33 +47,107 @@ struct FormatCatalog::BprintFormat {
     bool failed = false;
 };
 
+namespace {
+
+bool is_name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// "name: NAME\nID: N\nformat:" read plainly, as the kernel writes it. Anything else (comments,
+// odd spacing, a bad ID) is left to the parser, which reports it.
+bool scan_header(std::string_view text, std::string_view& name, uint32_t& id) {
+    auto skip_blanks = [&](size_t& i) {
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    };
+    if (!text.starts_with("name:")) return false;
+    size_t i = 5;
+    skip_blanks(i);
+    const size_t name_at = i;
+    while (i < text.size() && is_name_char(text[i])) ++i;
+    if (i == name_at || i >= text.size() || text[i] != '\n') return false;
+    name = text.substr(name_at, i - name_at);
+    ++i;
+    if (text.substr(i, 3) != "ID:") return false;
+    i += 3;
+    skip_blanks(i);
+    const size_t id_at = i;
+    uint64_t v = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9' && i - id_at < 10)
+        v = v * 10 + uint64_t(text[i++] - '0');
+    if (i == id_at || v > 0xffffffffULL || i >= text.size() || text[i] != '\n') return false;
+    // a leading 0 would read as octal in the parser
+    if (text[id_at] == '0' && i - id_at > 1) return false;
+    id = static_cast<uint32_t>(v);
+    return text.substr(i + 1, 7) == "format:";
+}
+
+}  // namespace
+
 FormatCatalog::FormatCatalog(int long_size, bool big_endian)
     : long_size_(long_size), big_endian_(big_endian) {}
 FormatCatalog::~FormatCatalog() = default;
 
-Expected<const EventType*> FormatCatalog::add_format(std::string_view text, std::string_view system) {
-    auto parsed = parse_format(text, system, long_size_);
-    if (!parsed) return std::move(parsed).error();
+FormatCatalog::Entry& FormatCatalog::new_entry(std::string_view text, std::string_view system,
+                                               std::string_view name, uint32_t id) {
     auto e = std::make_unique<Entry>();
-    e->type = std::move(parsed->type);
-    e->prog = std::move(parsed->program);
-    e->compiled = CompiledPrint::compile(*e->prog);
-    if (e->prog->is_bprint) {
-        e->fmt_field = e->prog->find_field("fmt");
-        e->buf_field = e->prog->find_field("buf");
-        e->ip_field = e->prog->find_field("ip");
-    }
+    e->text = text;
+    e->system = std::string(system);
+    e->name = name;
+    e->id = id;
     const Entry* raw = e.get();
-    uint32_t id = raw->type->id;
     if (id < 65536) {
-        if (by_small_id_.size() <= id) by_small_id_.resize(id + 1, nullptr);
-        by_small_id_[id] = raw;
+        if (by_small_id_.size() <= id) by_small_id_.resize(id + 1);
+        by_small_id_[id].push_back(raw);
     } else {
-        by_big_id_[id] = raw;
+        by_big_id_[id].push_back(raw);
     }
-    by_type_[raw->type.get()] = raw;
     entries_.push_back(std::move(e));
-    return static_cast<const EventType*>(raw->type.get());
+    return *entries_.back();
+}
+
+const EventType* FormatCatalog::parsed(const Entry& e) const noexcept {
+    std::call_once(e.once, [&] {
+        auto p = parse_format(e.text, e.system, long_size_);
+        if (!p) {
+            e.error = std::move(p).error();
+            return;
+        }
+        if (p->type->id != e.id || p->type->name != e.name) {
+            e.error = Error(Errc::parse, "format of " + e.system + "/" + std::string(e.name) +
+                                             " reads differently when parsed");
+            return;
+        }
+        e.install(std::move(*p));
+    });
+    return e.type_ptr.load(std::memory_order_acquire);
+}
+
+Expected<const EventType*> FormatCatalog::add_format(std::string_view text, std::string_view system) {
+    auto p = parse_format(text, system, long_size_);
+    if (!p) return std::move(p).error();
+    Entry& e = new_entry({}, system, {}, p->type->id);
+    std::call_once(e.once, [&] { e.install(std::move(*p)); });
+    e.name = e.type->name;
+    return static_cast<const EventType*>(e.type.get());
+}
+
+Status FormatCatalog::declare_format(std::string_view text, std::string_view system) {
+    std::string_view name;
+    uint32_t id = 0;
+    if (!scan_header(text, name, id)) {
+        auto t = add_format(text, system);
+        if (!t) return std::move(t).error();
+        return Status::success();
+    }
+    new_entry(text, system, name, id);
+    return Status::success();
+}
+
+std::vector<std::pair<std::string, Error>> FormatCatalog::errors() const {
+    std::vector<std::pair<std::string, Error>> out;
+    for (const auto& e : entries_)
+        if (!parsed(*e) && e->error) out.emplace_back(e->system, *e->error);
+    return out;
 }
 
 Status FormatCatalog::add_printk_formats(std::string_view text) {
@@ -61,22 +158,38 @@ void FormatCatalog::add_printk_string(uint64_t addr, std::string text) {
     printk_.emplace(addr, std::move(text));
 }
 
-const EventType* FormatCatalog::by_id(uint32_t id) const noexcept {
-    if (id < by_small_id_.size()) return by_small_id_[id] ? by_small_id_[id]->type.get() : nullptr;
+const std::vector<const FormatCatalog::Entry*>* FormatCatalog::entries_of(uint32_t id) const noexcept {
+    if (id < by_small_id_.size()) return &by_small_id_[id];
     auto it = by_big_id_.find(id);
-    return it == by_big_id_.end() ? nullptr : it->second->type.get();
+    return it == by_big_id_.end() ? nullptr : &it->second;
+}
+
+const EventType* FormatCatalog::by_id(uint32_t id) const noexcept {
+    const std::vector<const Entry*>* list = entries_of(id);
+    if (!list) return nullptr;
+    // the later format of an ID wins; one that does not parse is dropped
+    for (auto it = list->rbegin(); it != list->rend(); ++it)
+        if (const EventType* t = parsed(**it)) return t;
+    return nullptr;
 }
 
 const EventType* FormatCatalog::find(std::string_view system, std::string_view name) const noexcept {
     for (const auto& e : entries_)
-        if (e->type->name == name && e->type->system == system) return e->type.get();
+        if (e->name == name && e->system == system)
+            if (const EventType* t = parsed(*e)) return t;
     return nullptr;
 }
 
 std::vector<const EventType*> FormatCatalog::types() const {
+    return types_if([](std::string_view, std::string_view) { return true; });
+}
+
+std::vector<const EventType*> FormatCatalog::types_if(
+    const std::function<bool(std::string_view system, std::string_view name)>& match) const {
     std::vector<const EventType*> out;
-    out.reserve(entries_.size());
-    for (const auto& e : entries_) out.push_back(e->type.get());
+    for (const auto& e : entries_)
+        if (match(e->system, e->name))
+            if (const EventType* t = parsed(*e)) out.push_back(t);
     return out;
 }
 
@@ -96,13 +209,15 @@ bool FormatCatalog::print_has_side_effects(const EventType& type) const noexcept
            e->prog->runtime_failed.load(std::memory_order_relaxed);
 }
 
+// The type came from this catalog, so its entry has been parsed: only the published pointers
+// are compared (another entry of the same ID may be parsing meanwhile).
 const FormatCatalog::Entry* FormatCatalog::entry_for(const EventType* type) const noexcept {
     if (!type) return nullptr;
-    uint32_t id = type->id;
-    if (id < by_small_id_.size() && by_small_id_[id] && by_small_id_[id]->type.get() == type)
-        return by_small_id_[id];
-    auto it = by_type_.find(type);
-    return it == by_type_.end() ? nullptr : it->second;
+    const std::vector<const Entry*>* list = entries_of(type->id);
+    if (!list) return nullptr;
+    for (auto it = list->rbegin(); it != list->rend(); ++it)
+        if ((*it)->type_ptr.load(std::memory_order_acquire) == type) return *it;
+    return nullptr;
 }
 
 namespace {

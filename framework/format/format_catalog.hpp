@@ -1,12 +1,16 @@
 // Every event type of one trace, parsed from its format files, and the default printing of its
 // events: what `trace-cmd report -N` prints after "name: " (print_info) and what `-R` prints
 // (print_raw). One compiled program per event type; printing an event does not allocate.
+// A trace holds thousands of formats and most traces use a few dozen: declare_format() only reads
+// a format's name and ID and parses the rest on the first look-up that needs that event.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +40,12 @@ class FormatCatalog {
     // event prints "[FAILED TO PARSE]" as with libtraceevent. A later format with the same ID
     // replaces the earlier one in by_id().
     Expected<const EventType*> add_format(std::string_view text, std::string_view system);
+    // The same, parsed on first use: by_id(), find() and types_if() parse the formats they may
+    // return, types(), size() and errors() all of them. `text` must outlive the catalog. A format
+    // whose name and ID do not read plainly is parsed here (the error is returned now).
+    Status declare_format(std::string_view text, std::string_view system);
+    // Formats declared that did not parse, in the order declared, each with its system (parses all).
+    std::vector<std::pair<std::string, Error>> errors() const;
     // The printk formats section (see parse_printk_formats); lines before an error are kept.
     Status add_printk_formats(std::string_view text);
     void add_printk_string(uint64_t addr, std::string text);
@@ -43,7 +53,16 @@ class FormatCatalog {
     const EventType* by_id(uint32_t id) const noexcept;
     const EventType* find(std::string_view system, std::string_view name) const noexcept;
     std::vector<const EventType*> types() const;  // in the order they were added
-    size_t size() const noexcept { return entries_.size(); }
+    // The types whose system and name `match` accepts, in the order added; parses only those.
+    std::vector<const EventType*> types_if(
+        const std::function<bool(std::string_view system, std::string_view name)>& match) const;
+    size_t size() const noexcept { return types().size(); }
+    // One more than the biggest ID below 65536 declared or added (0 when none), and whether a
+    // format declares that ID: what a flat id -> type table needs without parsing.
+    uint32_t small_id_bound() const noexcept { return static_cast<uint32_t>(by_small_id_.size()); }
+    bool declares(uint32_t id) const noexcept {
+        return id < by_small_id_.size() && !by_small_id_[id].empty();
+    }
     // libtraceevent could not parse the print fmt: the event prints "[FAILED TO PARSE]".
     bool print_fmt_failed(const EventType& type) const noexcept;
     // Printing an event of this type may change how later events print, so such events must be
@@ -73,15 +92,19 @@ class FormatCatalog {
   private:
     struct Entry;
     struct BprintFormat;
+    Entry& new_entry(std::string_view text, std::string_view system, std::string_view name, uint32_t id);
+    // The entry's type once parsed (parsing it on the first call), nullptr when it does not parse.
+    const EventType* parsed(const Entry& e) const noexcept;
     const Entry* entry_for(const EventType* type) const noexcept;
+    const std::vector<const Entry*>* entries_of(uint32_t id) const noexcept;  // in the order added
     void print_bprint(const Entry& e, const Event& event, TextBuffer& out) const;
 
     int long_size_;
     bool big_endian_;
     std::vector<std::unique_ptr<Entry>> entries_;
-    std::vector<const Entry*> by_small_id_;  // ids below 65536
-    std::unordered_map<uint32_t, const Entry*> by_big_id_;
-    std::unordered_map<const EventType*, const Entry*> by_type_;
+    // Every entry of an ID, in the order added: the last one that parses is by_id()'s.
+    std::vector<std::vector<const Entry*>> by_small_id_;  // ids below 65536
+    std::unordered_map<uint32_t, std::vector<const Entry*>> by_big_id_;
     PrintkMap printk_;
     mutable std::mutex bprint_mu_;
     mutable std::map<std::pair<uint64_t, size_t>, std::unique_ptr<BprintFormat>> bprint_cache_;

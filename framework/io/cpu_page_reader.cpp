@@ -1,7 +1,9 @@
 #include "framework/io/cpu_page_reader.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 
 namespace ringscope::io {
 
@@ -22,7 +24,141 @@ void CpuPageReader::touched(uint64_t offset, uint64_t len) noexcept {
     touched_hi_ = 0;
 }
 
+// The next chunk of a forward walk, decompressed by a task on another thread. The reader that
+// needs the chunk before the task has started runs it itself, so a dropped task costs nothing.
+struct CpuPageReader::Ahead {
+    enum class State : uint8_t { idle, queued, running, done };
+
+    std::mutex mu;
+    std::condition_variable cv;
+    State state = State::idle;
+    size_t chunk = 0;  // which chunk, once queued
+    Chunk desc{};
+    Status status;
+    std::vector<uint8_t> buf, zbuf;
+    std::unique_ptr<Decompressor> dec;
+    std::shared_ptr<const MappedFile> file;
+    uint32_t cpu = 0;
+
+    // Decompresses the queued chunk; false when it was not queued (taken back or done already).
+    bool run() {
+        std::unique_lock lock(mu);
+        if (state != State::queued) return false;
+        state = State::running;
+        const size_t ci = chunk;
+        const Chunk ch = desc;
+        lock.unlock();
+        Status st = decompress_chunk(*file, cpu, ci, ch, *dec, zbuf, buf);
+        lock.lock();
+        status = std::move(st);
+        state = State::done;
+        lock.unlock();
+        cv.notify_all();
+        return true;
+    }
+};
+
 CpuPageReader::~CpuPageReader() = default;
+
+CpuPageReader::AheadSlots& CpuPageReader::AheadSlots::operator=(AheadSlots&& o) noexcept {
+    if (this != &o) {
+        cancel();
+        slots = std::move(o.slots);
+        o.slots.clear();
+    }
+    return *this;
+}
+
+CpuPageReader::AheadSlots::~AheadSlots() {
+    cancel();
+}
+
+// A task dropped by its runner must not leave its chunk marked as coming.
+void CpuPageReader::AheadSlots::cancel() noexcept {
+    for (const auto& a : slots) {
+        std::lock_guard lock(a->mu);
+        if (a->state == Ahead::State::queued) a->state = Ahead::State::idle;
+    }
+}
+
+void CpuPageReader::decompress_ahead(std::shared_ptr<TaskRunner> runner) {
+    ahead_ = AheadSlots();
+    runner_ = compression_ == Compression::none ? nullptr : std::move(runner);
+    if (!runner_) return;
+    for (size_t i = 0; i < kAheadChunks; ++i) {
+        auto a = std::make_shared<Ahead>();
+        a->dec = Decompressor::create(compression_);
+        a->file = file_;
+        a->cpu = cpu_;
+        ahead_.slots.push_back(std::move(a));
+    }
+}
+
+void CpuPageReader::post_ahead(size_t after) {
+    size_t next = after;
+    for (size_t k = 0; k < kAheadChunks; ++k) {
+        ++next;
+        while (next < chunks_.size() && chunks_[next].size == 0) ++next;
+        if (next >= chunks_.size()) return;
+        // chunk N always goes to slot N % kAheadChunks; a slot busy with another chunk is left alone
+        Ahead& a = *ahead_.slots[next % kAheadChunks];
+        std::unique_lock lock(a.mu);
+        switch (a.state) {
+            case Ahead::State::running:
+                continue;
+            case Ahead::State::queued:
+                a.chunk = next;  // not started: it takes this chunk instead
+                a.desc = chunks_[next];
+                continue;
+            case Ahead::State::done:
+                if (a.chunk == next) continue;
+                ++decompressions_;  // decompressed and not used (the walk moved elsewhere)
+                [[fallthrough]];
+            case Ahead::State::idle:
+                break;
+        }
+        a.state = Ahead::State::queued;
+        a.chunk = next;
+        a.desc = chunks_[next];
+        lock.unlock();
+        if (!runner_->post([p = ahead_.slots[next % kAheadChunks]] { p->run(); })) {
+            lock.lock();
+            if (a.state == Ahead::State::queued) a.state = Ahead::State::idle;
+            return;
+        }
+    }
+}
+
+std::optional<Status> CpuPageReader::take_ahead(size_t ci) {
+    Ahead& a = *ahead_.slots[ci % kAheadChunks];
+    std::unique_lock lock(a.mu);
+    if (a.state == Ahead::State::idle || a.chunk != ci) return std::nullopt;
+    lock.unlock();
+    a.run();  // not started yet: on this thread rather than wait for a worker
+    lock.lock();
+    a.cv.wait(lock, [&] { return a.state == Ahead::State::done; });
+    a.state = Ahead::State::idle;
+    if (a.status) {
+        std::swap(chunk_buf_, a.buf);
+        ++decompressed_ahead_;
+    }
+    return std::move(a.status);
+}
+
+Status CpuPageReader::decompress_chunk(const MappedFile& file, uint32_t cpu, size_t ci, const Chunk& ch,
+                                       Decompressor& dec, std::vector<uint8_t>& zbuf,
+                                       std::vector<uint8_t>& out) {
+    auto z = file.read(ch.file_offset + 8, ch.zsize, zbuf);
+    if (!z) return Error(std::move(z).error()).in_file(file.path());
+    out.resize(ch.size);
+    if (auto st = dec.decompress(*z, out); !st) {
+        return Error(Errc::decompress, "CPU " + std::to_string(cpu) + ": chunk " + std::to_string(ci) +
+                                           " does not decompress: " + st.error().message())
+            .at_offset(static_cast<int64_t>(ch.file_offset))
+            .in_file(file.path());
+    }
+    return {};
+}
 
 Expected<std::span<const uint8_t>> CpuPageReader::next() {
     if (position_ >= page_count_) return std::span<const uint8_t>();
@@ -43,21 +179,22 @@ Expected<std::span<const uint8_t>> CpuPageReader::page(uint64_t index) {
 
 Status CpuPageReader::load_chunk(size_t ci) {
     const Chunk& ch = chunks_[ci];
-    auto z = file_->read(ch.file_offset + 8, ch.zsize, zbuf_);
-    if (!z) return Error(std::move(z).error()).in_file(file_->path());
+    const size_t previous = current_chunk_;
     // A failed chunk must not stay "current" with half-written contents.
     current_chunk_ = SIZE_MAX;
-    chunk_buf_.resize(ch.size);
-    if (auto st = decompressor_->decompress(*z, chunk_buf_); !st) {
-        return Error(Errc::decompress, "CPU " + std::to_string(cpu_) + ": chunk " + std::to_string(ci) +
-                                           " does not decompress: " + st.error().message())
-            .at_offset(static_cast<int64_t>(ch.file_offset))
-            .in_file(file_->path());
-    }
+    Status st;
+    std::optional<Status> ahead = ahead_.slots.empty() ? std::nullopt : take_ahead(ci);
+    if (ahead)
+        st = std::move(*ahead);
+    else
+        st = decompress_chunk(*file_, cpu_, ci, ch, *decompressor_, zbuf_, chunk_buf_);
+    if (!st) return st;
     ++decompressions_;
     current_chunk_ = ci;
     // The compressed bytes are not needed again soon: keep RSS to the decompressed chunk.
     touched(ch.file_offset, 8 + uint64_t(ch.zsize));
+    // Forwards (or from the start): the next chunk is decompressed meanwhile.
+    if (!ahead_.slots.empty() && (previous == SIZE_MAX || ci > previous)) post_ahead(ci);
     return {};
 }
 

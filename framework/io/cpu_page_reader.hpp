@@ -2,17 +2,21 @@
 // Uncompressed data: zero-copy views into the mapping. Compressed data (v7 zlib/zstd): one chunk
 // decompressed at a time into a buffer owned by this reader, so memory stays bounded by the largest
 // chunk whatever the size of the file; going backwards decompresses each chunk once.
-// One reader per CPU; readers of different CPUs may be used from different threads.
+// One reader per CPU; readers of different CPUs may be used from different threads. With a
+// TaskRunner (decompress_ahead), a forward walk has the next two chunks decompressed on another
+// thread while it reads the current one: three decompressed chunks at most.
 #pragma once
 
 #include "framework/io/compression.hpp"
 #include "framework/io/mapped_file.hpp"
+#include "framework/io/task_runner.hpp"
 #include "framework/io/trace_dat_types.hpp"
 
 #include <ringscope/error.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -33,6 +37,12 @@ class CpuPageReader {
     size_t chunk_count() const noexcept { return chunks_.size(); }
     // How many chunk decompressions happened so far (tests and benchmarks check the "once" rule).
     uint64_t decompressions() const noexcept { return decompressions_; }
+    // Compressed data read forwards: the chunk after the one loaded is decompressed by a task of
+    // RUNNER (null: none; everything on the caller's thread, as without it). The pages and the
+    // errors are the same either way; an error of a chunk shows when that chunk is loaded.
+    void decompress_ahead(std::shared_ptr<TaskRunner> runner);
+    // Chunks decompressed by the runner's tasks and used (tests).
+    uint64_t decompressed_ahead() const noexcept { return decompressed_ahead_; }
 
     // The page next() returns; page_count() at the end.
     uint64_t position() const noexcept { return position_; }
@@ -60,9 +70,27 @@ class CpuPageReader {
         uint32_t size;
     };
 
+    struct Ahead;
+
     CpuPageReader() = default;
     Expected<std::span<const uint8_t>> load(uint64_t index);
     Status load_chunk(size_t chunk);
+    // Reads and decompresses chunk CI into OUT; the error names the file, CPU, chunk and offset.
+    static Status decompress_chunk(const MappedFile& file, uint32_t cpu, size_t ci, const Chunk& ch,
+                                   Decompressor& dec, std::vector<uint8_t>& zbuf, std::vector<uint8_t>& out);
+    // Takes chunk CI from the task when it holds (or is about to hold) it; nullopt when it does not.
+    std::optional<Status> take_ahead(size_t ci);
+    void post_ahead(size_t after);
+
+    // The chunks coming from tasks; those not started are called off when the reader goes.
+    struct AheadSlots {
+        std::vector<std::shared_ptr<Ahead>> slots;  // shared with the tasks that fill them
+        AheadSlots() = default;
+        AheadSlots(AheadSlots&&) noexcept = default;
+        AheadSlots& operator=(AheadSlots&& o) noexcept;
+        ~AheadSlots();
+        void cancel() noexcept;
+    };
     void touched(uint64_t offset, uint64_t len) noexcept;
 
     std::shared_ptr<const MappedFile> file_;
@@ -85,6 +113,12 @@ class CpuPageReader {
     uint64_t decompressions_ = 0;
     uint64_t populated_lo_ = 0;  // file range mapped ahead by populate()
     uint64_t populated_hi_ = 0;
+    std::shared_ptr<TaskRunner> runner_;
+    // Chunks decompressed ahead at most, besides the current one: enough lead that a worker busy
+    // formatting finds the task before the walk needs its chunk.
+    static constexpr size_t kAheadChunks = 2;
+    AheadSlots ahead_;
+    uint64_t decompressed_ahead_ = 0;
 };
 
 }  // namespace ringscope::io

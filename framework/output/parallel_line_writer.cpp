@@ -2,8 +2,26 @@
 
 namespace ringscope::output {
 
+// What readers keep of the writer: it may outlive it (post() then returns false).
+class ParallelLineWriter::Runner final : public io::TaskRunner {
+  public:
+    explicit Runner(ParallelLineWriter* w) : writer_(w) {}
+    bool post(std::function<void()> task) override {
+        std::lock_guard lock(mu_);
+        return writer_ && writer_->post(std::move(task));
+    }
+    void detach() {
+        std::lock_guard lock(mu_);
+        writer_ = nullptr;
+    }
+
+  private:
+    std::mutex mu_;
+    ParallelLineWriter* writer_;
+};
+
 ParallelLineWriter::ParallelLineWriter(OutputBuffer& out, int threads, Format format)
-    : out_(out), format_(std::move(format)) {
+    : out_(out), format_(std::move(format)), runner_(std::make_shared<Runner>(this)) {
     const int n = threads < 1 ? 1 : threads;
     // Two batches per thread keep the workers busy while the oldest is written out.
     for (int i = 0; i < 2 * n + 2; ++i) slots_.push_back(std::make_unique<Slot>());
@@ -11,12 +29,31 @@ ParallelLineWriter::ParallelLineWriter(OutputBuffer& out, int threads, Format fo
 }
 
 ParallelLineWriter::~ParallelLineWriter() {
+    runner_->detach();
     {
         std::lock_guard lock(mu_);
         stop_ = true;
+        tasks_.clear();
+        pending_tasks_.store(0, std::memory_order_relaxed);
     }
     work_cv_.notify_all();
     for (auto& t : workers_) t.join();
+}
+
+std::shared_ptr<io::TaskRunner> ParallelLineWriter::task_runner() const {
+    return runner_;
+}
+
+bool ParallelLineWriter::post(std::function<void()> task) {
+    if (workers_.empty()) return false;
+    {
+        std::lock_guard lock(mu_);
+        if (stop_) return false;
+        tasks_.push_back(std::move(task));
+        pending_tasks_.store(tasks_.size(), std::memory_order_relaxed);
+    }
+    work_cv_.notify_one();
+    return true;
 }
 
 void ParallelLineWriter::add(const LineJob& job, std::span<const uint8_t> payload) {
@@ -54,7 +91,7 @@ void ParallelLineWriter::submit() {
     if (filled_ - written_ == slots_.size()) write_done(true);
 }
 
-void ParallelLineWriter::format_batch(LineBatch& b) const {
+void ParallelLineWriter::format_batch(LineBatch& b) {
     const std::span<const LineJob> jobs(b.jobs);
     size_t i = 0;
     while (i < jobs.size()) {
@@ -64,9 +101,30 @@ void ParallelLineWriter::format_batch(LineBatch& b) const {
             continue;
         }
         size_t end = i + 1;
-        while (end < jobs.size() && !jobs[end].text) ++end;
+        while (end < jobs.size() && !jobs[end].text && end - i < kTaskCheckEvents) ++end;
         format_(b, jobs.subspan(i, end - i), b.text);
         i = end;
+        if (pending_tasks_.load(std::memory_order_relaxed)) run_tasks();
+    }
+}
+
+std::function<void()> ParallelLineWriter::pop_task() {
+    if (tasks_.empty()) return {};
+    std::function<void()> task = std::move(tasks_.front());
+    tasks_.pop_front();
+    pending_tasks_.store(tasks_.size(), std::memory_order_relaxed);
+    return task;
+}
+
+void ParallelLineWriter::run_tasks() {
+    for (;;) {
+        std::function<void()> task;
+        {
+            std::lock_guard lock(mu_);
+            task = pop_task();
+        }
+        if (!task) return;
+        task();
     }
 }
 
@@ -86,6 +144,12 @@ void ParallelLineWriter::write_done(bool wait_one) {
                     format_batch(t.batch);
                     lock.lock();
                     t.state = State::done;
+                    continue;
+                }
+                if (std::function<void()> task = pop_task()) {
+                    // Rather than wait, decompress a chunk the merge will need.
+                    lock.unlock();
+                    task();
                     continue;
                 }
                 done_cv_.wait(lock, [&] { return s->state == State::done; });
@@ -112,12 +176,21 @@ void ParallelLineWriter::drain() {
 void ParallelLineWriter::work() {
     for (;;) {
         Slot* s = nullptr;
+        std::function<void()> task;
         {
             std::unique_lock lock(mu_);
-            work_cv_.wait(lock, [&] { return stop_ || taken_ < filled_; });
+            work_cv_.wait(lock, [&] { return stop_ || !tasks_.empty() || taken_ < filled_; });
             if (stop_) return;
-            s = &slot(taken_);
-            ++taken_;
+            // The merging thread waits for these: they go before any batch.
+            task = pop_task();
+            if (!task) {
+                s = &slot(taken_);
+                ++taken_;
+            }
+        }
+        if (task) {
+            task();
+            continue;
         }
         format_batch(s->batch);
         {

@@ -5,11 +5,14 @@
 // buffer; the batches are written to the output in the order they were cut. Lines the caller must
 // format itself, in order (plugin printers with side effects), go into the batch as finished text,
 // so they cost no wait. When every slot is in use the caller formats the oldest waiting batch
-// instead of waiting.
+// instead of waiting. The workers also run the tasks posted to task_runner() (the decompression of
+// the next chunk of each CPU), before any batch: the caller merges and waits for those.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,6 +23,7 @@
 
 #include <ringscope/event.hpp>
 
+#include "framework/io/task_runner.hpp"
 #include "framework/output/output_buffer.hpp"
 
 namespace ringscope::output {
@@ -68,9 +72,17 @@ class ParallelLineWriter {
     // Waits for every batch handed out so far and writes them all, in order: afterwards the output
     // holds every line added, and the caller may write its own lines in between.
     void drain();
+    // Runs tasks on the workers (none with one thread: post() then returns false). The tasks not
+    // started when this writer is destroyed are dropped; post() returns false from then on.
+    std::shared_ptr<io::TaskRunner> task_runner() const;
 
   private:
+    class Runner;
+    bool post(std::function<void()> task);
     static constexpr size_t kBatchEvents = 4096;
+    // A batch is formatted in runs of at most this many events, with the posted tasks run in
+    // between: the merging thread waits for them sooner than a whole batch takes.
+    static constexpr size_t kTaskCheckEvents = 128;
     static constexpr size_t kBatchBytes = 512 * 1024;
     enum class State : uint8_t { filling, queued, done };
     struct Slot {
@@ -81,7 +93,9 @@ class ParallelLineWriter {
     void submit_if_full(const LineBatch& b);
     void submit();                   // the filling slot goes to the workers
     void write_done(bool wait_one);  // writes finished batches in order (waits for, or formats, the oldest)
-    void format_batch(LineBatch& b) const;
+    void format_batch(LineBatch& b);
+    void run_tasks();                  // the tasks posted so far, on this thread
+    std::function<void()> pop_task();  // the oldest task or none; mu_ held
     void work();
 
     OutputBuffer& out_;
@@ -93,6 +107,9 @@ class ParallelLineWriter {
     bool stop_ = false;
     std::mutex mu_;
     std::condition_variable work_cv_, done_cv_;
+    std::deque<std::function<void()>> tasks_;
+    std::atomic<size_t> pending_tasks_{0};  // tasks_.size(), read without the lock
+    std::shared_ptr<Runner> runner_;
     std::vector<std::thread> workers_;
 };
 
