@@ -86,7 +86,7 @@ void QueryDecoder::reset() noexcept {
     evq_.init();
 }
 
-int QueryDecoder::fetch() noexcept {
+int QueryDecoder::fetch_slow() noexcept {
     have_next_ = false;
     int status = fetch_kind(next_, pos_, config_);
     if (status < 0) return status;
@@ -101,16 +101,6 @@ bool QueryDecoder::will_eos() const noexcept {
     return fetch_kind(kind, pos_, config_) == -pte_eos;
 }
 
-int QueryDecoder::status_flags() const noexcept {
-    int flags = 0;
-    // Events are only signalled once the user has used up the cached TNT bits.
-    if (tnt_.empty()) {
-        if (will_event()) flags |= pts_event_pending;
-        if (will_eos()) flags |= pts_eos;
-    }
-    return flags;
-}
-
 int QueryDecoder::provoke_fetch_error() const noexcept {
     PacketKind kind;
     int status = fetch_kind(kind, pos_, config_);
@@ -121,10 +111,26 @@ int QueryDecoder::read_ahead() noexcept {
     for (;;) {
         int status = fetch();
         if (status) return status;
-        uint8_t f = next_flags();
-        if (f & (pdff_tip | pdff_tnt)) return 0;
-        if (will_event()) return 0;
-        status = decode(next_);
+        // The packets of a running trace first, without the general dispatch.
+        switch (next_) {
+            case PacketKind::tnt_8:
+            case PacketKind::tnt_64:
+            case PacketKind::tip:
+                return 0;
+            case PacketKind::pad:
+                pos_ += kPadSize;
+                continue;
+            case PacketKind::mtc:
+                status = decode_mtc();
+                break;
+            case PacketKind::cyc:
+                status = decode_cyc();
+                break;
+            default:
+                if (will_event()) return 0;
+                status = decode(next_);
+                break;
+        }
         if (status) {
             // A truncated status packet at the end: move past it and forget the next packet.
             if (status == -pte_eos) {
@@ -211,22 +217,13 @@ int QueryDecoder::get_sync_offset(uint64_t& offset) const noexcept {
     return 0;
 }
 
+int QueryDecoder::read_ahead_after_query() noexcept {
+    last_time_ = time_;
+    int status = read_ahead();
+    return status < 0 && status != -pte_eos ? status : 0;
+}
+
 int QueryDecoder::cache_tnt() noexcept {
-    // The common case: the next packet is a TNT-8 and no event waits.
-    if (have_next_ && next_ == PacketKind::tnt_8) {
-        PacketTnt tnt;
-        tnt.payload = pos_[0] >> 1;
-        tnt.bit_size = static_cast<uint8_t>(63 - __builtin_clzll(tnt.payload | 1));
-        tnt.payload &= ~(1ull << tnt.bit_size);
-        event_ = nullptr;
-        int status = tnt_.add(tnt);
-        if (status < 0) return status;
-        pos_ += 1;
-        last_time_ = time_;
-        status = read_ahead();
-        if (status < 0 && status != -pte_eos) return status;
-        return 0;
-    }
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
         if (will_event()) return -pte_bad_query;
@@ -240,16 +237,28 @@ int QueryDecoder::cache_tnt() noexcept {
         status = read_ahead();
         if (status) return status;
     }
-    last_time_ = time_;
-    int status = read_ahead();
-    if (status < 0 && status != -pte_eos) return status;
-    return 0;
+    return read_ahead_after_query();
 }
 
 int QueryDecoder::cond_branch_slow(int& taken) noexcept {
     if (tnt_.empty()) {
-        int status = cache_tnt();
-        if (status < 0) return status;
+        // The common cases first: a TNT (no event binds to one) is cached here, and a TIP is
+        // always the wrong query (for the TIP itself or for the event bound to it).
+        PacketTnt tnt;
+        int size = have_next_ ? read_tnt_fast(tnt) : 0;
+        if (size) {
+            event_ = nullptr;
+            int status = tnt_.add(tnt);
+            if (status < 0) return status;
+            pos_ += size;
+            status = read_ahead_after_query();
+            if (status < 0) return status;
+        } else if (have_next_ && next_ == PacketKind::tip) {
+            return -pte_bad_query;
+        } else {
+            int status = cache_tnt();
+            if (status < 0) return status;
+        }
     }
     int q = tnt_.query();
     if (q < 0) return q;
@@ -259,6 +268,27 @@ int QueryDecoder::cond_branch_slow(int& taken) noexcept {
 
 int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
     int flags = 0;
+    // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
+    // the buffer; it cannot fail.
+    if (have_next_ && next_ == PacketKind::tip && !evq_.pending(evb_tip) && config_.end - pos_ >= 9) {
+        PacketIp packet;
+        packet.ipc = pos_[0] >> 5;
+        int n = detail::kIpSize[packet.ipc];
+        if (n >= 0) {
+            packet.ip = n ? detail::read_value(pos_ + 1, n, config_.end) : 0;
+            ip_.update(packet);
+            pos_ += n + 1;
+            event_ = nullptr;
+            uint64_t ip = 0;
+            if (ip_.query(&ip) < 0)
+                flags |= pts_ip_suppressed;
+            else
+                addr = ip;
+            int status = read_ahead_after_query();
+            if (status < 0) return status;
+            return flags | status_flags();
+        }
+    }
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
         if (will_event()) return -pte_bad_query;
@@ -280,9 +310,8 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
         status = read_ahead();
         if (status) return status;
     }
-    last_time_ = time_;
-    int status = read_ahead();
-    if (status < 0 && status != -pte_eos) return status;
+    int status = read_ahead_after_query();
+    if (status < 0) return status;
     return flags | status_flags();
 }
 
@@ -303,9 +332,8 @@ int QueryDecoder::event(QueryEvent& out) noexcept {
         status = read_ahead();
         if (status) return status;
     }
-    last_time_ = time_;
-    int status = read_ahead();
-    if (status < 0 && status != -pte_eos) return status;
+    int status = read_ahead_after_query();
+    if (status < 0) return status;
     return status_flags();
 }
 

@@ -75,13 +75,52 @@ class QueryDecoder {
 
     int cond_branch_slow(int& taken) noexcept;
     void reset() noexcept;
-    int fetch() noexcept;
+    // The kind of the next packet. Inline for the common case, the opcode bytes in the buffer;
+    // the query layer knows libipt 2.0.5's packets only (see the constructor).
+    int fetch() noexcept {
+        const uint8_t* pos = pos_;
+        if (pos && pos >= config_.begin && config_.end - pos >= 3) [[likely]] {
+            uint8_t opc = pos[0];
+            PacketKind kind = detail::kOpcOld[opc];
+            if (opc == kOpcExt) [[unlikely]] {
+                kind = detail::kExtOld[pos[1]];
+                if (kind == PacketKind::mnt && pos[2] != 0x88) kind = PacketKind::bad;
+            }
+            next_ = kind;
+            have_next_ = true;
+            return 0;
+        }
+        return fetch_slow();
+    }
+    int fetch_slow() noexcept;
     bool will_eos() const noexcept;
-    int status_flags() const noexcept;
+    int status_flags() const noexcept {
+        // Events are only signalled once the user has used up the cached TNT bits.
+        if (!tnt_.empty()) return 0;
+        int flags = 0;
+        if (will_event()) flags |= pts_event_pending;
+        if (!have_next_ && will_eos()) flags |= pts_eos;
+        return flags;
+    }
     int provoke_fetch_error() const noexcept;
     int read_ahead() noexcept;
     int start(const uint8_t* pos, uint64_t* addr) noexcept;
     int cache_tnt() noexcept;
+    // The TNT packet at pos_ when it can be read without the general decode: its size, else 0.
+    int read_tnt_fast(PacketTnt& tnt) const noexcept {
+        if (next_ == PacketKind::tnt_8) {
+            tnt.payload = pos_[0] >> 1;
+            tnt.bit_size = static_cast<uint8_t>(63 - __builtin_clzll(tnt.payload | 1));
+            tnt.payload &= ~(1ull << tnt.bit_size);
+            return 1;
+        }
+        if (next_ != PacketKind::tnt_64 || config_.end - pos_ < 8) return 0;
+        // A TNT-64 without a branch is a bad packet: the general decode reports it.
+        return detail::tnt_fill(tnt, detail::read_value(pos_ + 2, 6, config_.end)) < 0 ? 0 : 8;
+    }
+    // After a query's packet: the time the query reports, then the read-ahead to the next query's
+    // packet (pte_eos is not an error here).
+    int read_ahead_after_query() noexcept;
 
     int decode(PacketKind kind) noexcept;
     int header(PacketKind kind) noexcept;
