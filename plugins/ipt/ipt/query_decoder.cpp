@@ -84,6 +84,7 @@ void QueryDecoder::reset() noexcept {
     last_time_.init();
     tcal_.init();
     evq_.init();
+    run_size_ = 0;
 }
 
 int QueryDecoder::fetch_slow() noexcept {
@@ -163,7 +164,7 @@ int QueryDecoder::start(const uint8_t* pos, uint64_t* addr) noexcept {
 }
 
 int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
-    const uint8_t* pos = pos_ ? pos_ : config_.begin;
+    const uint8_t* pos = pos_ ? libipt_pos() : config_.begin;
     const uint8_t* sync = sync_;
     if (pos == sync) pos += kPsbSize;
     int status = ipt::sync_forward(&sync, pos, config_, false);
@@ -172,7 +173,7 @@ int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
 }
 
 int QueryDecoder::sync_backward(uint64_t* ip) noexcept {
-    const uint8_t* start_pos = pos_ ? pos_ : config_.end;
+    const uint8_t* start_pos = pos_ ? libipt_pos() : config_.end;
     const uint8_t* search = start_pos;
     for (;;) {
         const uint8_t* sync = nullptr;
@@ -207,7 +208,7 @@ int QueryDecoder::sync_set(uint64_t* ip, uint64_t offset) noexcept {
 
 int QueryDecoder::get_offset(uint64_t& offset) const noexcept {
     if (!pos_) return -pte_nosync;
-    offset = static_cast<uint64_t>(pos_ - config_.begin);
+    offset = static_cast<uint64_t>(libipt_pos() - config_.begin);
     return 0;
 }
 
@@ -240,17 +241,68 @@ int QueryDecoder::cache_tnt() noexcept {
     return read_ahead_after_query();
 }
 
+// libipt caches one TNT packet per query that finds the cache empty. When TNTs follow each other
+// and each is followed by a TNT or a TIP, its read-ahead between them stops at once: it decodes
+// nothing and cannot fail, and the time it reports is taken before it. Caching such a run at once
+// then differs from libipt only in the position, which libipt_pos() reports as libipt would,
+// and in what queries other than cond_branch see: they first go back to libipt's state
+// (leave_tnt_run).
+void QueryDecoder::cache_tnt_run() noexcept {
+    const uint8_t* next[kMaxRun];
+    uint8_t bits[kMaxRun];
+    int n = 0;
+    unsigned used = 64 - static_cast<unsigned>(__builtin_clzll(tnt_.index));
+    while (n < kMaxRun - 1 && config_.end - pos_ >= 16) {
+        PacketTnt tnt;
+        int size = read_tnt_fast(tnt, peek_kind(pos_), pos_);
+        if (!size || used + tnt.bit_size > 64) break;
+        PacketKind after = peek_kind(pos_ + size);
+        if (after != PacketKind::tnt_8 && after != PacketKind::tnt_64 && after != PacketKind::tip) break;
+        tnt_.add(tnt);
+        used += tnt.bit_size;
+        next[n] = pos_;
+        bits[n] = tnt.bit_size;
+        ++n;
+        pos_ += size;
+    }
+    // Entry k is the packet before next[k]: below it, the bits of the packets from next[k] on.
+    unsigned below = 0;
+    for (int k = n - 1; k >= 0; --k) {
+        below += bits[k];
+        run_[k] = RunEntry{next[k], static_cast<uint8_t>(below)};
+    }
+    run_size_ = static_cast<uint8_t>(n);
+}
+
+// Back to where libipt is: only the bits of the TNT packet being answered are cached, and the
+// next packet is the TNT after it. The read-ahead after the run's last packet stopped at once, so
+// nothing else differs.
+void QueryDecoder::leave_tnt_run() noexcept {
+    int k = tnt_run_packet();
+    if (k >= 0) {
+        unsigned below = run_[k].below;
+        tnt_.tnt >>= below;
+        tnt_.index >>= below;
+        pos_ = run_[k].next;
+        next_ = peek_kind(pos_);
+        have_next_ = true;
+    }
+    run_size_ = 0;
+}
+
 int QueryDecoder::cond_branch_slow(int& taken) noexcept {
     if (tnt_.empty()) {
         // The common cases first: a TNT (no event binds to one) is cached here, and a TIP is
         // always the wrong query (for the TIP itself or for the event bound to it).
+        run_size_ = 0;
         PacketTnt tnt;
-        int size = have_next_ ? read_tnt_fast(tnt) : 0;
+        int size = have_next_ ? read_tnt_fast(tnt, next_, pos_) : 0;
         if (size) {
             event_ = nullptr;
             int status = tnt_.add(tnt);
             if (status < 0) return status;
             pos_ += size;
+            cache_tnt_run();
             status = read_ahead_after_query();
             if (status < 0) return status;
         } else if (have_next_ && next_ == PacketKind::tip) {
@@ -267,6 +319,7 @@ int QueryDecoder::cond_branch_slow(int& taken) noexcept {
 }
 
 int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
+    if (run_size_) leave_tnt_run();
     int flags = 0;
     // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
     // the buffer; it cannot fail.
@@ -316,6 +369,7 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
 }
 
 int QueryDecoder::event(QueryEvent& out) noexcept {
+    if (run_size_) leave_tnt_run();
     if (!tnt_.empty()) return -pte_bad_query;
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
