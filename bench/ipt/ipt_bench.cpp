@@ -1,4 +1,4 @@
-// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query]
+// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write FILE.pt]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -307,11 +307,14 @@ int main(int argc, char** argv) {
     size_t size_mb = 256;
     unsigned threads = 0;
     uint64_t seed = 1;
-    std::string only;  // one measurement (for a profiler), else all
+    std::string only;      // one measurement (for a profiler), else all
+    std::string write_to;  // the stream, for timing `ringscope ipt dump|summary -j` on it
     auto usage = [&] {
-        std::fprintf(stderr,
-                     "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query]\n",
-                     argv[0]);
+        std::fprintf(
+            stderr,
+            "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write "
+            "FILE.pt]\n",
+            argv[0]);
         return 2;
     };
     for (int i = 1; i < argc; ++i) {
@@ -322,6 +325,8 @@ int main(int argc, char** argv) {
             threads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
         } else if (a == "--seed" && i + 1 < argc) {
             seed = std::strtoull(argv[++i], nullptr, 0);
+        } else if (a == "--write" && i + 1 < argc) {
+            write_to = argv[++i];
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
             if (only != "packets" && only != "next" && only != "sync" && only != "query") return usage();
@@ -339,6 +344,15 @@ int main(int argc, char** argv) {
     all.reserve(size_mb << 20);
     while (all.size() + base.size() <= (size_mb << 20)) all.insert(all.end(), base.begin(), base.end());
     if (all.empty()) all = base;
+    if (!write_to.empty()) {
+        std::FILE* f = std::fopen(write_to.c_str(), "wb");
+        bool ok = f && std::fwrite(all.data(), 1, all.size(), f) == all.size();
+        if (f && std::fclose(f) != 0) ok = false;
+        if (!ok) {
+            std::fprintf(stderr, "ipt_bench: cannot write %s\n", write_to.c_str());
+            return 1;
+        }
+    }
     ri::TraceBytes bytes = ri::TraceBytes::copy(all.data(), all.size());
     all.clear();
     all.shrink_to_fit();
