@@ -136,6 +136,8 @@ class QueryDecoder {
         return k < 0 ? pos_ : run_[k].next;
     }
     void leave_tnt_run() noexcept;
+    // After a query's packet: the time the query reports, then the read-ahead to the next query's
+    // packet (pte_eos is not an error here).
     int read_ahead_after_query() noexcept;
 
     int decode(PacketKind kind) noexcept;
