@@ -1,4 +1,4 @@
-// ipt_bench [--size-mb N] [-j THREADS] [--seed S]
+// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write FILE.pt]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -105,56 +105,66 @@ pt_config their_config(const ri::TraceBytes& b) {
     return c;
 }
 
+// The loops below count into locals, not into the Result they return: a sum kept in memory is a
+// store-to-load chain through every packet (the returned Result's address escapes), which on a
+// fast decoder costs as much as the decoding.
+Result counted(uint64_t items, uint64_t check) {
+    Result r;
+    r.items = items;
+    r.check = check;
+    return r;
+}
+
 // The batch form (PacketDecoder::for_each).
 Result our_packets(const ri::Config& config) {
-    Result r;
+    uint64_t items = 0, check = 0;
     ri::PacketDecoder d(config);
     int err = d.sync_forward();
     while (err >= 0) {
         int size = d.for_each([&](uint64_t, const ri::Packet& p) {
-            ++r.items;
-            r.check += static_cast<uint64_t>(p.type);
+            ++items;
+            check += static_cast<uint64_t>(p.type);
         });
         if (size == -ri::pte_eos) break;
         err = d.sync_forward();
     }
-    return r;
+    return counted(items, check);
 }
 
 // One next() call per packet, like pt_pkt_next.
 Result our_packets_next(const ri::Config& config) {
-    Result r;
+    uint64_t items = 0, check = 0;
     ri::PacketDecoder d(config);
     int err = d.sync_forward();
     while (err >= 0) {
         ri::Packet p;
         int size;
         while ((size = d.next(p)) > 0) {
-            ++r.items;
-            r.check += static_cast<uint64_t>(p.type);
+            ++items;
+            check += static_cast<uint64_t>(p.type);
         }
         if (size == -ri::pte_eos) break;
         err = d.sync_forward();
     }
-    return r;
+    return counted(items, check);
 }
 
 Result their_packets(const pt_config& config) {
-    Result r;
+    uint64_t items = 0, check = 0;
     pt_packet_decoder* d = pt_pkt_alloc_decoder(&config);
     int err = pt_pkt_sync_forward(d);
     while (err >= 0) {
         pt_packet p;
         int size;
         while ((size = pt_pkt_next(d, &p, sizeof p)) > 0) {
-            ++r.items;
-            r.check += static_cast<uint64_t>(p.type);
+            ++items;
+            check += static_cast<uint64_t>(p.type);
         }
         if (size == -pte_eos) break;
         err = pt_pkt_sync_forward(d);
     }
     pt_pkt_free_decoder(d);
-    return r;
+    return counted(items, check);
 }
 
 Result our_sync(const ri::Config& config) {
@@ -185,7 +195,7 @@ Result their_sync(const pt_config& config) {
 // The query loop of a flow decoder; items counts answered queries, check sums their answers.
 template <class Sync, class Cond, class Ind, class Ev, class Time>
 Result query_loop(Sync sync, Cond cond, Ind ind, Ev ev, Time time) {
-    Result r;
+    uint64_t items = 0, check = 0;
     int status = sync();
     for (;;) {
         if (status < 0) {
@@ -199,20 +209,20 @@ Result query_loop(Sync sync, Cond cond, Ind ind, Ev ev, Time time) {
             int taken = 0;
             status = cond(&taken);
             if (status >= 0) {
-                r.check += static_cast<uint64_t>(taken);
+                check += static_cast<uint64_t>(taken);
             } else if (status == -pte_bad_query) {
                 uint64_t ip = 0;
                 status = ind(&ip);
-                if (status >= 0) r.check += ip;
+                if (status >= 0) check += ip;
                 if (status == -pte_bad_query) status = ev();
             }
         }
         if (status >= 0) {
-            ++r.items;
-            r.check += time();
+            ++items;
+            check += time();
         }
     }
-    return r;
+    return counted(items, check);
 }
 
 Result our_query(const ri::Config& config) {
@@ -297,6 +307,16 @@ int main(int argc, char** argv) {
     size_t size_mb = 256;
     unsigned threads = 0;
     uint64_t seed = 1;
+    std::string only;      // one measurement (for a profiler), else all
+    std::string write_to;  // the stream, for timing `ringscope ipt dump|summary -j` on it
+    auto usage = [&] {
+        std::fprintf(
+            stderr,
+            "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write "
+            "FILE.pt]\n",
+            argv[0]);
+        return 2;
+    };
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--size-mb" && i + 1 < argc) {
@@ -305,9 +325,13 @@ int main(int argc, char** argv) {
             threads = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 0));
         } else if (a == "--seed" && i + 1 < argc) {
             seed = std::strtoull(argv[++i], nullptr, 0);
+        } else if (a == "--write" && i + 1 < argc) {
+            write_to = argv[++i];
+        } else if (a == "--only" && i + 1 < argc) {
+            only = argv[++i];
+            if (only != "packets" && only != "next" && only != "sync" && only != "query") return usage();
         } else {
-            std::fprintf(stderr, "usage: %s [--size-mb N] [-j THREADS] [--seed S]\n", argv[0]);
-            return 2;
+            return usage();
         }
     }
     // A ~4 MiB base stream repeated: every copy starts with a PSB+, so the copies stay decodable.
@@ -320,6 +344,15 @@ int main(int argc, char** argv) {
     all.reserve(size_mb << 20);
     while (all.size() + base.size() <= (size_mb << 20)) all.insert(all.end(), base.begin(), base.end());
     if (all.empty()) all = base;
+    if (!write_to.empty()) {
+        std::FILE* f = std::fopen(write_to.c_str(), "wb");
+        bool ok = f && std::fwrite(all.data(), 1, all.size(), f) == all.size();
+        if (f && std::fclose(f) != 0) ok = false;
+        if (!ok) {
+            std::fprintf(stderr, "ipt_bench: cannot write %s\n", write_to.c_str());
+            return 1;
+        }
+    }
     ri::TraceBytes bytes = ri::TraceBytes::copy(all.data(), all.size());
     all.clear();
     all.shrink_to_fit();
@@ -329,15 +362,27 @@ int main(int argc, char** argv) {
 
     ri::Config ours = our_config(bytes);
     pt_config theirs = their_config(bytes);
-    auto [p1, p2] = timed([&] { return our_packets(ours); }, [&] { return their_packets(theirs); });
-    report("packets", "pkt", mb, p1, p2);
-    auto [p3, p4] = timed([&] { return our_packets_next(ours); }, [&] { return their_packets(theirs); });
-    report("next()", "pkt", mb, p3, p4);
-    auto [s1, s2] = timed([&] { return our_sync(ours); }, [&] { return their_sync(theirs); });
-    report("sync", "psb", mb, s1, s2);
-    auto [q1, q2] = timed([&] { return our_query(ours); }, [&] { return their_query(theirs); });
-    report("query", "q", mb, q1, q2);
-    if (threads > 1) {
+    auto wanted = [&](const char* name) { return only.empty() || only == name; };
+    Result p1;
+    if (wanted("packets")) {
+        auto [ours_p, theirs_p] =
+            timed([&] { return our_packets(ours); }, [&] { return their_packets(theirs); });
+        report("packets", "pkt", mb, ours_p, theirs_p);
+        p1 = ours_p;
+    }
+    if (wanted("next")) {
+        auto [p3, p4] = timed([&] { return our_packets_next(ours); }, [&] { return their_packets(theirs); });
+        report("next()", "pkt", mb, p3, p4);
+    }
+    if (wanted("sync")) {
+        auto [s1, s2] = timed([&] { return our_sync(ours); }, [&] { return their_sync(theirs); });
+        report("sync", "psb", mb, s1, s2);
+    }
+    if (wanted("query")) {
+        auto [q1, q2] = timed([&] { return our_query(ours); }, [&] { return their_query(theirs); });
+        report("query", "q", mb, q1, q2);
+    }
+    if (threads > 1 && only.empty()) {
         // Wall time is the point here; the process's CPU time (all threads) beside it. Median of
         // kRuns runs, interleaved with the serial decode; with other work on the cores the wall
         // figure shows how much of a second core was free.

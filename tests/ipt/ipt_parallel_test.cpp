@@ -151,6 +151,72 @@ TEST(IptParallel, SummaryEqualsSerial) {
     }
 }
 
+// for_each (blocks of precomputed sizes, then packet by packet near the stop) against one next()
+// call per packet: the same packets with the same payloads, the same error at the same offset,
+// and the same stop, for stops anywhere in the stream; on realistic streams too, whose long runs
+// of fast packets stay in the blocks.
+TEST(IptParallel, ForEachEqualsNext) {
+    auto line = [](uint64_t off, const ri::Packet& p) {
+        std::string s = std::to_string(off) + " " + std::to_string(static_cast<int>(p.type)) + " " +
+                        std::to_string(p.size);
+        const auto* raw = reinterpret_cast<const uint8_t*>(&p.payload);
+        for (size_t i = 0; i < sizeof p.payload; ++i) s += " " + std::to_string(raw[i]);
+        return s + "\n";
+    };
+    std::vector<Case> all = cases();
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+        GeneratorOptions o;
+        o.realistic = true;
+        o.segments = 20;
+        o.body_packets = 300;
+        if (seed % 2 == 0) o.corruptions = 30;
+        all.push_back({"realistic " + std::to_string(seed), ri::testing::generate_stream(seed, o)});
+    }
+    size_t packets = 0;
+    for (const Case& c : all) {
+        ri::TraceBytes bytes = ri::TraceBytes::copy(c.bytes.data(), c.bytes.size());
+        ri::Config config = config_of(bytes);
+        const uint64_t size = bytes.size();
+        for (uint64_t stop : {size, size / 2, size / 3 + 7, uint64_t{100}}) {
+            std::string batch, single;
+            ri::PacketDecoder a(config), b(config);
+            int sa = a.sync_forward(), sb = b.sync_forward();
+            ASSERT_EQ(sa, sb);
+            for (int round = 0; sa >= 0 && round < 10000; ++round) {
+                sa = a.for_each([&](uint64_t off, const ri::Packet& p) { batch += line(off, p); },
+                                config.begin + stop);
+                uint64_t at = 0;
+                a.get_offset(at);
+                batch += "end " + std::to_string(sa) + " at " + std::to_string(at) + "\n";
+                if (sa == 0 || sa == -ri::pte_eos) break;
+                sa = a.sync_forward();
+            }
+            for (int round = 0; sb >= 0 && round < 10000; ++round) {
+                for (;;) {
+                    uint64_t at = 0;
+                    b.get_offset(at);
+                    if (at >= stop && at < size) {
+                        sb = 0;
+                        break;
+                    }
+                    ri::Packet p;
+                    sb = b.next(p);
+                    if (sb < 0) break;
+                    single += line(at, p);
+                    ++packets;
+                }
+                uint64_t at = 0;
+                b.get_offset(at);
+                single += "end " + std::to_string(sb) + " at " + std::to_string(at) + "\n";
+                if (sb == 0 || sb == -ri::pte_eos) break;
+                sb = b.sync_forward();
+            }
+            ASSERT_EQ(batch, single) << c.name << " stop " << stop;
+        }
+    }
+    EXPECT_GT(packets, 100000u);
+}
+
 // The parts machinery itself: packet lists (with errors and resyncs) equal one serial decode, and
 // damaged streams do drop parts (the fallback is exercised, not only the clean path).
 TEST(IptParallel, PartsEqualSerialAndDropWhereDecodingCrossesCuts) {

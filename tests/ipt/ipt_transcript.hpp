@@ -263,6 +263,50 @@ std::string query_walk(Q& q) {
     return out;
 }
 
+// Queries in an order chosen from the seed, right or wrong for the stream (a branch query where
+// an event waits, an indirect branch while TNT bits are left, a sync in the middle): the
+// decoders must agree on every answer, error and offset all the same.
+template <class Q>
+std::string mixed_walk(Q& q, uint64_t seed) {
+    std::string out;
+    uint64_t ip = 0, rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    int status = q.sync_forward(&ip);
+    out += fmt("sync %d\n", status);
+    for (int steps = 0; steps < kMaxSteps; ++steps) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned pick = static_cast<unsigned>(rng >> 59);  // 0..31
+        if (status == -ri::pte_eos || status == -ri::pte_nosync) {
+            if (pick < 2) return out;
+            pick = 31;
+        }
+        if (pick < 18) {
+            int taken = 0;
+            status = q.cond(&taken);
+            out += status >= 0 ? fmt("cond %d st%x", taken, status) : fmt("cond err%d", status);
+        } else if (pick < 25) {
+            uint64_t target = 0;
+            status = q.indirect(&target);
+            out += status >= 0
+                       ? fmt("ind %" PRIx64 " st%x", (status & ri::pts_ip_suppressed) ? 0 : target, status)
+                       : fmt("ind err%d", status);
+        } else if (pick < 30) {
+            std::string text;
+            status = q.event(text);
+            out += status >= 0 ? fmt("event st%x ", status) + text : fmt("event err%d", status);
+        } else {
+            status = q.sync_forward(&ip);
+            out += fmt("sync %d", status);
+        }
+        uint64_t off = 0, tsc = 0;
+        uint32_t lm = 0, lc = 0;
+        int os = q.offset(&off);
+        int ts = q.time(&tsc, &lm, &lc);
+        out += fmt(" @%d %" PRIx64 " | time %d %" PRIx64 " %u %u\n", os, os >= 0 ? off : 0, ts,
+                   ts >= 0 ? tsc : 0, lm, lc);
+    }
+    return out;
+}
+
 inline std::vector<uint64_t> set_offsets(const std::vector<uint8_t>& b, uint64_t seed) {
     std::vector<uint64_t> out;
     for (size_t i = 0; i + 1 < b.size(); ++i)
@@ -295,6 +339,13 @@ std::string transcript(Dec& dec, const std::vector<uint8_t>& bytes, uint64_t see
         out += "== query\n" + query_walk(q);
     }
     return out;
+}
+
+// Not part of transcript(): the committed transcripts in tests/data/ipt do not have it.
+template <class Dec>
+std::string mixed_transcript(Dec& dec, const std::vector<uint8_t>&, uint64_t seed) {
+    auto q = typename Dec::Q(dec.config);
+    return mixed_walk(q, seed);
 }
 
 }  // namespace ipt_transcript

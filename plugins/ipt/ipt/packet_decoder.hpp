@@ -54,6 +54,36 @@ class PacketDecoder {
         const uint8_t* begin = config_.begin;
         const uint8_t* end = config_.end;
         if (!stop || stop > end) stop = end;
+        // Blocks whose packet sizes are computed for every byte at once (fast_sizes): the walk
+        // from one packet to the next is then one load and an add, where it is a chain of load
+        // opcode, load its table entry, add. A block ends well before stop, so every packet
+        // started in it is decoded; packets the sizes do not cover go through next().
+        while (stop - pos_ >= kBlock + 16) {
+            const uint8_t* base = pos_;
+            alignas(16) uint8_t sizes[kBlock];
+            detail::fast_sizes(sizes, base, kBlock);
+            const uint8_t* at = base;
+            do {
+                Packet packet;
+                int size = sizes[at - base];
+                if (size) [[likely]] {
+                    read_fast(packet, at);
+                    f(static_cast<uint64_t>(at - begin), packet);
+                    at += size;
+                } else if ((size = read_fast(packet, at)) > 0) {
+                    // TNT-64: its opcode byte alone does not tell.
+                    f(static_cast<uint64_t>(at - begin), packet);
+                    at += size;
+                } else {
+                    pos_ = at;
+                    size = next(packet);
+                    if (size < 0) return size;
+                    f(static_cast<uint64_t>(at - begin), packet);
+                    at = pos_;
+                }
+            } while (at < base + kBlock);
+            pos_ = at;
+        }
         for (;;) {
             Packet packet;
             const uint8_t* at = pos_;
@@ -72,6 +102,8 @@ class PacketDecoder {
     }
 
   private:
+    static constexpr int kBlock = 64;
+
     int finish_special(Packet& packet, PacketKind kind, int size) noexcept;
     int handle_skd007(Packet& packet) noexcept;
 

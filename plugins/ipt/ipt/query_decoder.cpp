@@ -84,9 +84,10 @@ void QueryDecoder::reset() noexcept {
     last_time_.init();
     tcal_.init();
     evq_.init();
+    run_size_ = 0;
 }
 
-int QueryDecoder::fetch() noexcept {
+int QueryDecoder::fetch_slow() noexcept {
     have_next_ = false;
     int status = fetch_kind(next_, pos_, config_);
     if (status < 0) return status;
@@ -101,16 +102,6 @@ bool QueryDecoder::will_eos() const noexcept {
     return fetch_kind(kind, pos_, config_) == -pte_eos;
 }
 
-int QueryDecoder::status_flags() const noexcept {
-    int flags = 0;
-    // Events are only signalled once the user has used up the cached TNT bits.
-    if (tnt_.empty()) {
-        if (will_event()) flags |= pts_event_pending;
-        if (will_eos()) flags |= pts_eos;
-    }
-    return flags;
-}
-
 int QueryDecoder::provoke_fetch_error() const noexcept {
     PacketKind kind;
     int status = fetch_kind(kind, pos_, config_);
@@ -121,10 +112,26 @@ int QueryDecoder::read_ahead() noexcept {
     for (;;) {
         int status = fetch();
         if (status) return status;
-        uint8_t f = next_flags();
-        if (f & (pdff_tip | pdff_tnt)) return 0;
-        if (will_event()) return 0;
-        status = decode(next_);
+        // The packets of a running trace first, without the general dispatch.
+        switch (next_) {
+            case PacketKind::tnt_8:
+            case PacketKind::tnt_64:
+            case PacketKind::tip:
+                return 0;
+            case PacketKind::pad:
+                pos_ += kPadSize;
+                continue;
+            case PacketKind::mtc:
+                status = decode_mtc();
+                break;
+            case PacketKind::cyc:
+                status = decode_cyc();
+                break;
+            default:
+                if (will_event()) return 0;
+                status = decode(next_);
+                break;
+        }
         if (status) {
             // A truncated status packet at the end: move past it and forget the next packet.
             if (status == -pte_eos) {
@@ -157,7 +164,7 @@ int QueryDecoder::start(const uint8_t* pos, uint64_t* addr) noexcept {
 }
 
 int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
-    const uint8_t* pos = pos_ ? pos_ : config_.begin;
+    const uint8_t* pos = pos_ ? libipt_pos() : config_.begin;
     const uint8_t* sync = sync_;
     if (pos == sync) pos += kPsbSize;
     int status = ipt::sync_forward(&sync, pos, config_, false);
@@ -166,7 +173,7 @@ int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
 }
 
 int QueryDecoder::sync_backward(uint64_t* ip) noexcept {
-    const uint8_t* start_pos = pos_ ? pos_ : config_.end;
+    const uint8_t* start_pos = pos_ ? libipt_pos() : config_.end;
     const uint8_t* search = start_pos;
     for (;;) {
         const uint8_t* sync = nullptr;
@@ -201,7 +208,7 @@ int QueryDecoder::sync_set(uint64_t* ip, uint64_t offset) noexcept {
 
 int QueryDecoder::get_offset(uint64_t& offset) const noexcept {
     if (!pos_) return -pte_nosync;
-    offset = static_cast<uint64_t>(pos_ - config_.begin);
+    offset = static_cast<uint64_t>(libipt_pos() - config_.begin);
     return 0;
 }
 
@@ -211,22 +218,13 @@ int QueryDecoder::get_sync_offset(uint64_t& offset) const noexcept {
     return 0;
 }
 
+int QueryDecoder::read_ahead_after_query() noexcept {
+    last_time_ = time_;
+    int status = read_ahead();
+    return status < 0 && status != -pte_eos ? status : 0;
+}
+
 int QueryDecoder::cache_tnt() noexcept {
-    // The common case: the next packet is a TNT-8 and no event waits.
-    if (have_next_ && next_ == PacketKind::tnt_8) {
-        PacketTnt tnt;
-        tnt.payload = pos_[0] >> 1;
-        tnt.bit_size = static_cast<uint8_t>(63 - __builtin_clzll(tnt.payload | 1));
-        tnt.payload &= ~(1ull << tnt.bit_size);
-        event_ = nullptr;
-        int status = tnt_.add(tnt);
-        if (status < 0) return status;
-        pos_ += 1;
-        last_time_ = time_;
-        status = read_ahead();
-        if (status < 0 && status != -pte_eos) return status;
-        return 0;
-    }
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
         if (will_event()) return -pte_bad_query;
@@ -240,16 +238,79 @@ int QueryDecoder::cache_tnt() noexcept {
         status = read_ahead();
         if (status) return status;
     }
-    last_time_ = time_;
-    int status = read_ahead();
-    if (status < 0 && status != -pte_eos) return status;
-    return 0;
+    return read_ahead_after_query();
+}
+
+// libipt caches one TNT packet per query that finds the cache empty. When TNTs follow each other
+// and each is followed by a TNT or a TIP, its read-ahead between them stops at once: it decodes
+// nothing and cannot fail, and the time it reports is taken before it. Caching such a run at once
+// then differs from libipt only in the position, which libipt_pos() reports as libipt would,
+// and in what queries other than cond_branch see: they first go back to libipt's state
+// (leave_tnt_run).
+void QueryDecoder::cache_tnt_run() noexcept {
+    const uint8_t* next[kMaxRun];
+    uint8_t bits[kMaxRun];
+    int n = 0;
+    unsigned used = 64 - static_cast<unsigned>(__builtin_clzll(tnt_.index));
+    while (n < kMaxRun - 1 && config_.end - pos_ >= 16) {
+        PacketTnt tnt;
+        int size = read_tnt_fast(tnt, peek_kind(pos_), pos_);
+        if (!size || used + tnt.bit_size > 64) break;
+        PacketKind after = peek_kind(pos_ + size);
+        if (after != PacketKind::tnt_8 && after != PacketKind::tnt_64 && after != PacketKind::tip) break;
+        tnt_.add(tnt);
+        used += tnt.bit_size;
+        next[n] = pos_;
+        bits[n] = tnt.bit_size;
+        ++n;
+        pos_ += size;
+    }
+    // Entry k is the packet before next[k]: below it, the bits of the packets from next[k] on.
+    unsigned below = 0;
+    for (int k = n - 1; k >= 0; --k) {
+        below += bits[k];
+        run_[k] = RunEntry{next[k], static_cast<uint8_t>(below)};
+    }
+    run_size_ = static_cast<uint8_t>(n);
+}
+
+// Back to where libipt is: only the bits of the TNT packet being answered are cached, and the
+// next packet is the TNT after it. The read-ahead after the run's last packet stopped at once, so
+// nothing else differs.
+void QueryDecoder::leave_tnt_run() noexcept {
+    int k = tnt_run_packet();
+    if (k >= 0) {
+        unsigned below = run_[k].below;
+        tnt_.tnt >>= below;
+        tnt_.index >>= below;
+        pos_ = run_[k].next;
+        next_ = peek_kind(pos_);
+        have_next_ = true;
+    }
+    run_size_ = 0;
 }
 
 int QueryDecoder::cond_branch_slow(int& taken) noexcept {
     if (tnt_.empty()) {
-        int status = cache_tnt();
-        if (status < 0) return status;
+        // The common cases first: a TNT (no event binds to one) is cached here, and a TIP is
+        // always the wrong query (for the TIP itself or for the event bound to it).
+        run_size_ = 0;
+        PacketTnt tnt;
+        int size = have_next_ ? read_tnt_fast(tnt, next_, pos_) : 0;
+        if (size) {
+            event_ = nullptr;
+            int status = tnt_.add(tnt);
+            if (status < 0) return status;
+            pos_ += size;
+            cache_tnt_run();
+            status = read_ahead_after_query();
+            if (status < 0) return status;
+        } else if (have_next_ && next_ == PacketKind::tip) {
+            return -pte_bad_query;
+        } else {
+            int status = cache_tnt();
+            if (status < 0) return status;
+        }
     }
     int q = tnt_.query();
     if (q < 0) return q;
@@ -258,7 +319,29 @@ int QueryDecoder::cond_branch_slow(int& taken) noexcept {
 }
 
 int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
+    if (run_size_) leave_tnt_run();
     int flags = 0;
+    // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
+    // the buffer; it cannot fail.
+    if (have_next_ && next_ == PacketKind::tip && !evq_.pending(evb_tip) && config_.end - pos_ >= 9) {
+        PacketIp packet;
+        packet.ipc = pos_[0] >> 5;
+        int n = detail::kIpSize[packet.ipc];
+        if (n >= 0) {
+            packet.ip = n ? detail::read_value(pos_ + 1, n, config_.end) : 0;
+            ip_.update(packet);
+            pos_ += n + 1;
+            event_ = nullptr;
+            uint64_t ip = 0;
+            if (ip_.query(&ip) < 0)
+                flags |= pts_ip_suppressed;
+            else
+                addr = ip;
+            int status = read_ahead_after_query();
+            if (status < 0) return status;
+            return flags | status_flags();
+        }
+    }
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
         if (will_event()) return -pte_bad_query;
@@ -280,13 +363,13 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
         status = read_ahead();
         if (status) return status;
     }
-    last_time_ = time_;
-    int status = read_ahead();
-    if (status < 0 && status != -pte_eos) return status;
+    int status = read_ahead_after_query();
+    if (status < 0) return status;
     return flags | status_flags();
 }
 
 int QueryDecoder::event(QueryEvent& out) noexcept {
+    if (run_size_) leave_tnt_run();
     if (!tnt_.empty()) return -pte_bad_query;
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
@@ -303,9 +386,8 @@ int QueryDecoder::event(QueryEvent& out) noexcept {
         status = read_ahead();
         if (status) return status;
     }
-    last_time_ = time_;
-    int status = read_ahead();
-    if (status < 0 && status != -pte_eos) return status;
+    int status = read_ahead_after_query();
+    if (status < 0) return status;
     return status_flags();
 }
 

@@ -75,13 +75,70 @@ class QueryDecoder {
 
     int cond_branch_slow(int& taken) noexcept;
     void reset() noexcept;
-    int fetch() noexcept;
+    // The kind of the next packet. Inline for the common case, the opcode bytes in the buffer;
+    // the query layer knows libipt 2.0.5's packets only (see the constructor).
+    int fetch() noexcept {
+        const uint8_t* pos = pos_;
+        if (pos && pos >= config_.begin && config_.end - pos >= 3) [[likely]] {
+            next_ = peek_kind(pos);
+            have_next_ = true;
+            return 0;
+        }
+        return fetch_slow();
+    }
+    int fetch_slow() noexcept;
+    // The kind of the packet at pos, 3 bytes of which are in the buffer.
+    static PacketKind peek_kind(const uint8_t* pos) noexcept {
+        PacketKind kind = detail::kOpcOld[pos[0]];
+        if (pos[0] == kOpcExt) [[unlikely]] {
+            kind = detail::kExtOld[pos[1]];
+            if (kind == PacketKind::mnt && pos[2] != 0x88) kind = PacketKind::bad;
+        }
+        return kind;
+    }
     bool will_eos() const noexcept;
-    int status_flags() const noexcept;
+    int status_flags() const noexcept {
+        // Events are only signalled once the user has used up the cached TNT bits.
+        if (!tnt_.empty()) return 0;
+        int flags = 0;
+        if (will_event()) flags |= pts_event_pending;
+        if (!have_next_ && will_eos()) flags |= pts_eos;
+        return flags;
+    }
     int provoke_fetch_error() const noexcept;
     int read_ahead() noexcept;
     int start(const uint8_t* pos, uint64_t* addr) noexcept;
     int cache_tnt() noexcept;
+    // The TNT packet of that kind at pos when it can be read without the general decode: its
+    // size, else 0.
+    int read_tnt_fast(PacketTnt& tnt, PacketKind kind, const uint8_t* pos) const noexcept {
+        if (kind == PacketKind::tnt_8) {
+            tnt.payload = pos[0] >> 1;
+            tnt.bit_size = static_cast<uint8_t>(63 - __builtin_clzll(tnt.payload | 1));
+            tnt.payload &= ~(1ull << tnt.bit_size);
+            return 1;
+        }
+        if (kind != PacketKind::tnt_64 || config_.end - pos < 8) return 0;
+        // A TNT-64 without a branch is a bad packet: the general decode reports it.
+        return detail::tnt_fill(tnt, detail::read_value(pos + 2, 6, config_.end)) < 0 ? 0 : 8;
+    }
+    void cache_tnt_run() noexcept;
+    // Which TNT packet of the run, other than the last, the last answered bit came from; -1 when
+    // from the last (or there is no run).
+    int tnt_run_packet() const noexcept {
+        for (int k = 0; k < run_size_; ++k)
+            if (tnt_.index >= 1ull << (run_[k].below - 1)) return k;
+        return -1;
+    }
+    // Where libipt would be: before the TNT packet after the one whose bits are being answered.
+    const uint8_t* libipt_pos() const noexcept {
+        int k = tnt_run_packet();
+        return k < 0 ? pos_ : run_[k].next;
+    }
+    void leave_tnt_run() noexcept;
+    // After a query's packet: the time the query reports, then the read-ahead to the next query's
+    // packet (pte_eos is not an error here).
+    int read_ahead_after_query() noexcept;
 
     int decode(PacketKind kind) noexcept;
     int header(PacketKind kind) noexcept;
@@ -144,6 +201,15 @@ class QueryDecoder {
     QueryEvent* event_ = nullptr;  // the event the last decode published
     bool enabled_ = false;
     bool consume_packet_ = false;
+    // TNT packets cached as one run (cache_tnt_run), all but the last: where the packet after
+    // each starts, and how many bits of later packets the cache holds below its bits.
+    struct RunEntry {
+        const uint8_t* next;
+        uint8_t below;
+    };
+    static constexpr uint8_t kMaxRun = 8;
+    RunEntry run_[kMaxRun - 1] = {};
+    uint8_t run_size_ = 0;
 };
 
 }  // namespace ringscope::ipt
