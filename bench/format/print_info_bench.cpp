@@ -1,12 +1,14 @@
 // Nanoseconds per event of the SDK's print_info (and of a whole sdk_iterate line) on the records of
 // a real trace held in memory, so that neither the page walk nor the decompression is measured:
 // the first RINGSCOPE_BENCH_EVENTS (default 200000) events of $RINGSCOPE_BENCH_TRACE (default
-// tests/data/traces/full.dat), payloads copied out, printed round-robin.
+// tests/data/traces/full.dat), payloads copied out, printed in order over and over.
 //   BM_PrintInfo       Trace::print_info into one reused TextBuffer
 //   BM_PrintInfoBulk   the same over the event types that make 1 % or more of the sample each
 //   BM_Line            "COMM-PID [CPU] NAME: INFO" as bench/iterate/sdk_iterate builds it
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -145,4 +147,14 @@ BENCHMARK(BM_Line)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+    if (!sample().error.empty()) {
+        std::fprintf(stderr, "print_info_bench: %s\n", sample().error.c_str());
+        return 1;
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
