@@ -9,10 +9,10 @@
 namespace ringscope::format {
 namespace {
 
-// Literal text is copied kTextChunk bytes at a time (a fixed-size copy is a single store); the
-// pool and the room carry that much slack.
-constexpr size_t kTextChunk = 16;
 constexpr size_t kHexRoom = 18;  // "0x" + 16 digits
+// A hexadecimal conversion stores 16 bytes whatever the digits; a literal kLiteral bytes. The room
+// carries that much slack after the last byte printed.
+constexpr size_t kStoreSlack = 16;
 
 const Node* node_at(const Program& p, int32_t i) {
     return i < 0 ? nullptr : &p.nodes[static_cast<size_t>(i)];
@@ -22,10 +22,14 @@ bool loadable_size(uint32_t n) {
     return n == 1 || n == 2 || n == 4 || n == 8;
 }
 
+uint64_t size_mask(uint32_t size) {
+    return size >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * size)) - 1;
+}
+
 size_t put_0x(char* p, uint64_t v) {
     p[0] = '0';
     p[1] = 'x';
-    return 2 + output::write_hex(p + 2, v);
+    return 2 + output::write_hex16(p + 2, v);
 }
 
 }  // namespace
@@ -43,7 +47,7 @@ bool CompiledPrint::compile_load(const Program& prog, int32_t index, Load& out) 
         if (n->field < 0) return false;
         const PField& f = prog.fields[static_cast<size_t>(n->field)];
         if (!loadable_size(f.size)) return false;
-        out = Load{f.offset, f.size, mask};
+        out = Load{f.offset, f.size, mask, mask & size_mask(f.size)};
         return true;
     }
     if (n->kind != ArgKind::op || !n->op_index) return false;
@@ -59,7 +63,8 @@ bool CompiledPrint::compile_load(const Program& prog, int32_t index, Load& out) 
     const PField& f = prog.fields[static_cast<size_t>(array->field)];
     if (!loadable_size(f.elementsize)) return false;
     if (cast) mask &= cast->ptr_cast_mask;
-    out = Load{f.offset + static_cast<uint32_t>(index_node->num) * f.elementsize, f.elementsize, mask};
+    out = Load{f.offset + static_cast<uint32_t>(index_node->num) * f.elementsize, f.elementsize, mask,
+               mask & size_mask(f.elementsize)};
     return true;
 }
 
@@ -69,27 +74,62 @@ uint32_t CompiledPrint::add_text(std::string_view s) {
     return at;
 }
 
+void CompiledPrint::add_literal(std::string_view s) {
+    pending_.append(s);
+    fixed_room_ += s.size();
+}
+
+// The operation with the pending literal in front of it (what does not fit goes first, alone).
+void CompiledPrint::push(Op op, const Detail* detail) {
+    if (detail) {
+        op.detail = static_cast<uint32_t>(details_.size());
+        details_.push_back(*detail);
+    }
+    std::string_view lit = pending_;
+    while (lit.size() > kLiteral) {
+        Op text;
+        std::memcpy(text.literal, lit.data(), kLiteral);
+        text.literal_len = kLiteral;
+        ops_.push_back(text);
+        lit.remove_prefix(kLiteral);
+    }
+    std::memcpy(op.literal, lit.data(), lit.size());
+    op.literal_len = static_cast<uint8_t>(lit.size());
+    pending_.clear();
+    ops_.push_back(op);
+}
+
 bool CompiledPrint::add_segment(const Program& prog, const Segment& seg) {
-    Op op;
     if (seg.kind == SegKind::text) {
-        op.kind = OpKind::text;
-        op.text = add_text(seg.fmt);
-        op.len = static_cast<uint32_t>(seg.fmt.size());
-        fixed_room_ += seg.fmt.size();
-        ops_.push_back(op);
+        add_literal(seg.fmt);
         return true;
     }
     if (seg.arg < 0 || seg.len_arg >= 0) return false;
-    op.spec = seg.spec;
+    Op op;
+    Detail detail;
+    detail.spec = seg.spec;
     op.ls = static_cast<int8_t>(seg.ls);
     const Node* arg = node_at(prog, seg.arg);
     const size_t width = seg.spec.width > 0 ? static_cast<size_t>(seg.spec.width) : 0;
     switch (seg.kind) {
         case SegKind::digit:
             if (!bounded_spec(seg.spec) || !compile_load(prog, seg.arg, op.load)) return false;
-            op.kind = seg.spec.plain ? OpKind::plain_int : OpKind::integer;
-            op.conv = seg.spec.conv;
-            fixed_room_ += int_room(seg.spec);
+            fixed_room_ += std::max(int_room(seg.spec), kStoreSlack);
+            if (seg.spec.plain) {
+                // write_plain_int's cut to the C type of the length modifier, folded into the load
+                const int bits = seg.ls <= -2 ? 8 : seg.ls == -1 ? 16 : seg.ls == 0 ? 32 : 64;
+                const uint64_t cut = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+                op.load.mask &= cut;
+                op.load.wide_mask &= cut;
+                op.sign_shift = static_cast<uint8_t>(64 - bits);
+                const char c = seg.spec.conv;
+                op.kind = c == 'x'   ? OpKind::hex
+                          : c == 'X' ? OpKind::hex_upper
+                          : c == 'u' ? OpKind::udec
+                                     : OpKind::sdec;
+            } else {
+                op.kind = OpKind::integer;
+            }
             break;
         case SegKind::pointer: {
             // only the plain %p (no letter after it that names another printing)
@@ -109,20 +149,20 @@ bool CompiledPrint::add_segment(const Program& prog, const Segment& seg) {
                 // a long-sized non-array field prints a printk string or an address
                 if (!(f.flags & kTepArray) && f.size == static_cast<uint32_t>(prog.long_size)) return false;
                 op.kind = OpKind::char_array;
-                op.field = &f;
+                detail.field = &f;
                 fixed_room_ += width;
                 ++record_ops_;
             } else if (arg->kind == ArgKind::string) {
                 if (arg->field < 0) return false;
                 op.kind = OpKind::dyn_string;
-                op.field = &prog.fields[static_cast<size_t>(arg->field)];
+                detail.field = &prog.fields[static_cast<size_t>(arg->field)];
                 fixed_room_ += width;
                 ++record_ops_;
             } else if (arg->kind == ArgKind::symbol) {
                 if (!compile_load(prog, arg->a, op.load)) return false;
                 op.kind = OpKind::symbol;
-                op.text = static_cast<uint32_t>(symbols_.size());
-                op.len = static_cast<uint32_t>(arg->syms.size());
+                detail.first_symbol = static_cast<uint32_t>(symbols_.size());
+                detail.symbols = static_cast<uint32_t>(arg->syms.size());
                 size_t longest = 0;
                 for (const FlagSym& fs : arg->syms) {
                     symbols_.push_back(
@@ -138,7 +178,9 @@ bool CompiledPrint::add_segment(const Program& prog, const Segment& seg) {
         case SegKind::text:
             break;
     }
-    ops_.push_back(op);
+    const bool uses_detail = op.kind == OpKind::integer || op.kind == OpKind::char_array ||
+                             op.kind == OpKind::dyn_string || op.kind == OpKind::symbol;
+    push(op, uses_detail ? &detail : nullptr);
     return true;
 }
 
@@ -147,45 +189,56 @@ std::unique_ptr<CompiledPrint> CompiledPrint::compile(const Program& prog) {
     auto c = std::unique_ptr<CompiledPrint>(new CompiledPrint());
     for (const Segment& s : prog.segments)
         if (!c->add_segment(prog, s)) return nullptr;
-    c->text_.append(kTextChunk, '\0');
-    c->fixed_room_ += kTextChunk;
+    if (!c->pending_.empty()) c->push(Op{});
+    c->pending_.shrink_to_fit();
+    c->fixed_room_ += kStoreSlack;
     return c;
 }
 
 size_t CompiledPrint::write(char* dst, const RecordView& rec) const noexcept {
     char* p = dst;
     for (const Op& op : ops_) {
+        std::memcpy(p, op.literal, kLiteral);
+        p += op.literal_len;
         switch (op.kind) {
-            case OpKind::text:
-                if (op.len <= kTextChunk)
-                    std::memcpy(p, text_.data() + op.text, kTextChunk);
-                else
-                    std::memcpy(p, text_.data() + op.text, op.len);
-                p += op.len;
+            case OpKind::none:
                 break;
-            case OpKind::plain_int:
-                p += write_plain_int(p, op.conv, op.ls, op.load.read(rec));
+            case OpKind::hex:
+                p += output::write_hex16(p, op.load.read(rec));
                 break;
+            case OpKind::hex_upper:
+                p += output::write_hex16(p, op.load.read(rec), true);
+                break;
+            case OpKind::udec:
+                p += output::write_u64(p, op.load.read(rec));
+                break;
+            case OpKind::sdec: {
+                const uint64_t v = op.load.read(rec);
+                p += output::write_i64(p, static_cast<int64_t>(v << op.sign_shift) >> op.sign_shift);
+                break;
+            }
             case OpKind::integer:
-                p += write_int(p, op.spec, op.ls, op.load.read(rec));
+                p += write_int(p, details_[op.detail].spec, op.ls, op.load.read(rec));
                 break;
             case OpKind::char_array: {
-                const PField& f = *op.field;
+                const Detail& d = details_[op.detail];
+                const PField& f = *d.field;
                 std::string_view s;
                 if (f.offset < rec.size) {
                     const uint32_t avail = rec.size - f.offset;
                     const uint32_t len = f.size && f.size < avail ? f.size : avail;
                     s = std::string_view(reinterpret_cast<const char*>(rec.data + f.offset), len);
                 }
-                p += write_str(p, op.spec, s);
+                p += write_str(p, d.spec, s);
                 break;
             }
             case OpKind::dyn_string: {
+                const Detail& d = details_[op.detail];
                 uint32_t off, len;
-                rec.dynamic_offset(*op.field, off, len);
+                rec.dynamic_offset(*d.field, off, len);
                 if (!len || off >= rec.size) break;
                 p += write_str(
-                    p, op.spec,
+                    p, d.spec,
                     std::string_view(reinterpret_cast<const char*>(rec.data + off), rec.size - off));
                 break;
             }
@@ -200,12 +253,13 @@ size_t CompiledPrint::write(char* dst, const RecordView& rec) const noexcept {
                 break;
             }
             case OpKind::symbol: {
+                const Detail& d = details_[op.detail];
                 const auto v = static_cast<int64_t>(op.load.read(rec));
                 const Symbol* sym = nullptr;
-                for (uint32_t i = 0; i < op.len && !sym; ++i)
-                    if (symbols_[op.text + i].value == v) sym = &symbols_[op.text + i];
+                for (uint32_t i = 0; i < d.symbols && !sym; ++i)
+                    if (symbols_[d.first_symbol + i].value == v) sym = &symbols_[d.first_symbol + i];
                 if (sym)
-                    p += write_str(p, op.spec, std::string_view(text_.data() + sym->text, sym->len));
+                    p += write_str(p, d.spec, std::string_view(text_.data() + sym->text, sym->len));
                 else
                     p += put_0x(p, static_cast<uint64_t>(v));
                 break;

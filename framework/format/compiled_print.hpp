@@ -7,8 +7,10 @@
 // records); print fmts with anything else are not compiled and go through PrintEvaluator.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,34 +33,68 @@ class CompiledPrint {
     size_t write(char* dst, const RecordView& rec) const noexcept;
 
   private:
-    enum class OpKind : uint8_t { text, plain_int, integer, char_array, dyn_string, pointer, symbol };
+    // Each operation writes a literal (at most kLiteral bytes, copied as one fixed-size store), then
+    // its conversion; longer literals are split over several `none` operations. Plain integer
+    // conversions have their own kinds, so they branch on nothing at run time.
+    static constexpr size_t kLiteral = 16;
+    enum class OpKind : uint8_t {
+        none,       // the literal alone
+        hex,        // plain %x (lowercase) of the masked value
+        hex_upper,  // plain %X
+        udec,       // plain %u
+        sdec,       // plain %d %i: the value sign-extended from the conversion's width
+        integer,    // any other bounded integer spec
+        char_array,
+        dyn_string,
+        pointer,
+        symbol,
+    };
     // A value as libtraceevent evaluates a field or a fixed array element under casts.
     struct Load {
         uint32_t offset = 0, size = 0;
-        uint64_t mask = ~uint64_t{0};
-        uint64_t read(const RecordView& rec) const noexcept { return rec.read_number(offset, size) & mask; }
+        uint64_t mask = ~uint64_t{0};       // the casts' (and a plain conversion's width)
+        uint64_t wide_mask = ~uint64_t{0};  // mask and the field's size: for an 8-byte read
+        uint64_t read(const RecordView& rec) const noexcept {
+            // the common case in one unaligned load: host byte order and 8 bytes in the record
+            if (std::endian::native == std::endian::little && !rec.swap && size_t{offset} + 8 <= rec.size) {
+                uint64_t v;
+                std::memcpy(&v, rec.data + offset, 8);
+                return v & wide_mask;
+            }
+            return rec.read_number(offset, size) & mask;
+        }
     };
     struct Symbol {
         int64_t value;
         uint32_t text, len;  // in text_
     };
-    struct Op {
-        OpKind kind = OpKind::text;
-        int8_t ls = 0;  // integer length modifier (-2 hh .. 2 ll)
-        char conv = 0;  // plain_int
+    // What the less common kinds need besides the load (kept out of Op so that it stays small).
+    struct Detail {
         Spec spec;
+        const PField* field = nullptr;           // char_array, dyn_string
+        uint32_t first_symbol = 0, symbols = 0;  // symbol: in symbols_
+    };
+    struct Op {
+        OpKind kind = OpKind::none;
+        uint8_t literal_len = 0;
+        int8_t ls = 0;           // integer length modifier (-2 hh .. 2 ll)
+        uint8_t sign_shift = 0;  // sdec: 64 - the conversion's width in bits
+        uint32_t detail = 0;     // in details_
+        char literal[kLiteral] = {};
         Load load;
-        const PField* field = nullptr;  // char_array, dyn_string
-        uint32_t text = 0, len = 0;     // text: in text_; symbol: the first of len in symbols_
     };
 
     bool add_segment(const Program& prog, const Segment& seg);
     static bool compile_load(const Program& prog, int32_t node, Load& out);
+    void add_literal(std::string_view s);
+    void push(Op op, const Detail* detail = nullptr);
     uint32_t add_text(std::string_view s);
 
     std::vector<Op> ops_;
+    std::vector<Detail> details_;
     std::vector<Symbol> symbols_;
-    std::string text_;  // literal text and symbol names
+    std::string text_;     // symbol names
+    std::string pending_;  // literal text not yet attached to an operation
     size_t fixed_room_ = 0;
     size_t record_ops_ = 0;  // operations that may print up to the record's size
 };

@@ -3,9 +3,13 @@
 // are counted first and written in place, two per division, so nothing is copied afterwards.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ringscope::output {
 
@@ -98,6 +102,52 @@ inline size_t write_hex(char* p, uint64_t v, bool upper = false) noexcept {
     } else {
         *--end = pairs[2 * v + 1];
     }
+    return n;
+}
+
+namespace detail {
+// The sixteen hexadecimal digits of v, most significant first, stored at p: each nibble spread to
+// a byte (SWAR, eight at a time), then '0' or 'a' - 10 added by a mask of the nibbles above 9.
+inline uint64_t hex8(uint32_t x, bool upper) noexcept {
+    uint64_t s = x;
+    s = (s | (s << 16)) & 0x0000ffff0000ffffull;
+    s = (s | (s << 8)) & 0x00ff00ff00ff00ffull;
+    s = (s | (s << 4)) & 0x0f0f0f0f0f0f0f0full;  // nibble i in byte i, least significant first
+    const uint64_t above9 = ((s + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+    s += 0x3030303030303030ull + above9 * (upper ? 'A' - '0' - 10 : 'a' - '0' - 10);
+    return std::endian::native == std::endian::little ? __builtin_bswap64(s) : s;
+}
+inline void hex16_swar(char* p, uint64_t v, bool upper) noexcept {
+    const uint64_t hi = hex8(static_cast<uint32_t>(v >> 32), upper);
+    const uint64_t lo = hex8(static_cast<uint32_t>(v), upper);
+    std::memcpy(p, &hi, 8);
+    std::memcpy(p + 8, &lo, 8);
+}
+#if defined(__SSE2__)
+// The same with SSE2: the bytes most significant first, each split into its two nibbles.
+inline void hex16_sse2(char* p, uint64_t v, bool upper) noexcept {
+    const __m128i bytes = _mm_cvtsi64_si128(static_cast<long long>(__builtin_bswap64(v)));
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    const __m128i nibbles =
+        _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4), _mm_and_si128(bytes, low4));
+    const __m128i letters = _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)),
+                                          _mm_set1_epi8(upper ? 'A' - '0' - 10 : 'a' - '0' - 10));
+    const __m128i text = _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')), letters);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), text);
+}
+#endif
+}  // namespace detail
+
+// write_hex() without a loop or a table: always stores 16 bytes at p (p needs that much room),
+// of which the returned count (at most 16) are the digits.
+inline size_t write_hex16(char* p, uint64_t v, bool upper = false) noexcept {
+    const size_t n = count_hex_digits(v);
+    v <<= 64 - 4 * n;  // the first digit to the top: n is at least 1, so the shift is below 64
+#if defined(__SSE2__)
+    detail::hex16_sse2(p, v, upper);
+#else
+    detail::hex16_swar(p, v, upper);
+#endif
     return n;
 }
 
