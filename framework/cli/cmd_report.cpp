@@ -583,7 +583,6 @@ int ReportRun::setup_filters() {
     filters_.resize(set_.size());
     for (size_t f = 0; f < std::min<size_t>(set_.size(), 1); ++f) {
         engine::TraceFile& file = set_.file(f);
-        std::vector<const EventType*> types = file.types();
         FilterSet fs;
         std::vector<std::string> pids = o_.pids;
         for (const auto& comm : o_.comms) {
@@ -605,6 +604,9 @@ int ReportRun::setup_filters() {
             }
             all.insert(all.begin(), {text, false});
         }
+        if (all.empty()) continue;
+        // a filter names events by pattern: every format is parsed for it
+        const std::vector<const EventType*> types = file.types();
         for (const auto& [text, neg] : all) {
             if (Status st = fs.add(text, neg, types); !st) {
                 return fail("Error filtering: " + text + "\n" + st.error().to_string(), kExitFilter);
@@ -753,7 +755,9 @@ int ReportRun::print_events() {
     for (size_t f = 0; f < set_.size(); ++f) {
         auto d = std::make_unique<engine::PrintDispatch>(set_.file(f), raw_handlers);
         for (EventHandler* h : option_handlers_) d->add_annotator(h);
-        for (const EventType* t : set_.file(f).types()) {
+        // -r and -n match event names by pattern: only then is every format parsed here
+        for (const EventType* t : raw_pats.empty() && nohandler_pats.empty() ? std::vector<const EventType*>{}
+                                                                             : set_.file(f).types()) {
             for (const auto& p : nohandler_pats)
                 if (p->matches(*t)) d->disable_overrides(t->id);
             for (const auto& p : raw_pats)
@@ -852,16 +856,22 @@ int ReportRun::print_events() {
             if (order[h].file == s.file_index && order[h].buffer == s.buffer) source_handle.push_back(h);
     }
 
-    // Common field layout per file for -l and -I/-S.
+    // Common field layout per file for -l and -I/-S, from the file's first event (every format has
+    // the same common fields; one without them sends the look-up through all of them).
     std::vector<output::CommonLayout> common(set_.size());
-    for (size_t f = 0; f < set_.size(); ++f) {
-        for (const EventType* t : set_.file(f).types()) {
+    std::vector<char> common_known(set_.size());
+    auto resolve_common = [&](size_t f, const EventType* first) {
+        common_known[f] = 1;
+        auto layout_of = [&](const EventType* t) {
             const FieldInfo* fl = t->find_field("common_flags");
             const FieldInfo* pc = t->find_field("common_preempt_count");
             if (fl) common[f] = {fl->offset, fl->size, pc ? pc->offset : 0, pc ? pc->size : 0};
-            if (fl) break;
-        }
-    }
+            return fl != nullptr;
+        };
+        if (layout_of(first)) return;
+        for (const EventType* t : set_.file(f).types())
+            if (layout_of(t)) break;
+    };
 
     std::fflush(stdout);
     output::OutputBuffer buf(stdout);
@@ -882,25 +892,30 @@ int ReportRun::print_events() {
     // Report options (-w, --profile) see every line in order: they keep one thread too.
     const bool parallel =
         jobs > 1 && text && !o_.ts_diff && !o_.ts_check && !o_.raw && option_handlers_.empty();
-    std::vector<std::vector<char>> in_order(set_.size());  // per file, by type id
-    for (size_t f = 0; parallel && f < set_.size(); ++f) {
-        for (const EventType* t : set_.file(f).types()) {
-            if (t->id >= in_order[f].size()) in_order[f].resize(t->id + 1, 1);
-            const engine::PrintDispatch& d = *dispatch_[f];
-            in_order[f][t->id] = d.overridden(t->id) || d.raw(t->id) || !d.subscribers(t->id).empty() ||
-                                 set_.file(f).formats().print_has_side_effects(*t);
-        }
-    }
-    // Event types whose info is the compiled print fmt alone (no plugin override, -R, -r or report
-    // option): their lines are printed straight into the output.
+    // Per file, by type id: in_order, the types this thread prints itself; direct, those whose info
+    // is the compiled print fmt alone (no plugin override, -R, -r or report option), printed straight
+    // into the output. Both are filled on the first event of a type, by this thread and before any
+    // line of it goes to a worker, so a trace's thousands of unused formats are never parsed. The
+    // tables are sized once (type_of() reads 16-bit ids below small_id_bound()): workers read
+    // entries while this thread fills others.
+    std::vector<std::vector<char>> in_order(set_.size()), resolved(set_.size());
     std::vector<std::vector<const format::CompiledPrint*>> direct(set_.size());
-    for (size_t f = 0; text && !o_.raw && option_handlers_.empty() && f < set_.size(); ++f) {
-        const engine::PrintDispatch& d = *dispatch_[f];
-        for (const EventType* t : set_.file(f).types()) {
-            if (t->id >= direct[f].size()) direct[f].resize(t->id + 1, nullptr);
-            if (!d.overridden(t->id) && !d.raw(t->id)) direct[f][t->id] = set_.file(f).formats().compiled(*t);
-        }
+    for (size_t f = 0; f < set_.size(); ++f) {
+        const size_t n = set_.file(f).formats().small_id_bound();
+        in_order[f].assign(n, 1);
+        resolved[f].assign(n, 0);
+        direct[f].assign(n, nullptr);
     }
+    const bool compile_direct = text && !o_.raw && option_handlers_.empty();
+    auto resolve_type = [&](size_t f, const EventType* t) {
+        if (t->id >= resolved[f].size() || resolved[f][t->id]) return;
+        resolved[f][t->id] = 1;
+        const engine::PrintDispatch& d = *dispatch_[f];
+        in_order[f][t->id] = d.overridden(t->id) || d.raw(t->id) || !d.subscribers(t->id).empty() ||
+                             set_.file(f).formats().print_has_side_effects(*t);
+        if (compile_direct && !d.overridden(t->id) && !d.raw(t->id))
+            direct[f][t->id] = set_.file(f).formats().compiled(*t);
+    };
     auto compiled_print = [&](size_t fi, uint32_t id) -> const format::CompiledPrint* {
         return id < direct[fi].size() ? direct[fi][id] : nullptr;
     };
@@ -961,6 +976,9 @@ int ReportRun::print_events() {
             ++unknown;
             continue;
         }
+        if (!common_known[fi]) [[unlikely]]
+            resolve_common(fi, type);
+        resolve_type(fi, type);
         Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
         if (o_.no_irqs || o_.no_softirqs) {
             const auto& c = common[fi];
