@@ -35,7 +35,18 @@ ringscope::ReportOption profile() {
 class SchedPlugin final : public ringscope::Plugin {
   public:
     void register_into(ringscope::PluginRegistry& r) override {
-        r.add_handler([] { return std::make_unique<ringscope::sched::SchedPrinter>(); });
+        // Debian 12's trace-cmd (libtraceevent 1.7.1) prints prev_state with a fixed table that is
+        // stale on kernels since 4.14 (I as W, X and Z swapped); scripts that parse those letters
+        // can ask for them.
+        ringscope::PrintOption legacy;
+        legacy.plugin = "sched";
+        legacy.name = "legacy_states";
+        legacy.doc =
+            "Print sched_switch prev_state with libtraceevent 1.7's fixed letters (SDTtZXxW), as "
+            "trace-cmd 3.1 does";
+        const ringscope::PrintOptionValue* legacy_states = &r.add_print_option(std::move(legacy));
+        r.add_handler(
+            [legacy_states] { return std::make_unique<ringscope::sched::SchedPrinter>(legacy_states); });
         r.add_command({"sched", "scheduler analyses: latency, runtime, timeline",
                        &ringscope::sched::run_sched_command});
         for (auto& spec : ringscope::sched::analysis_specs()) r.add_analysis(std::move(spec));

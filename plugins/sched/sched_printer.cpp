@@ -21,10 +21,14 @@ void write_and_save_comm(const Event& ev, const FieldHandle& comm, uint64_t pid,
 const SchedPrinter::SwitchFields& SchedPrinter::switch_fields(const EventType& t) {
     auto it = switch_.find(&t);
     if (it != switch_.end()) return it->second;
-    SwitchFields f{t.handle("prev_pid"),  t.handle("prev_comm"),
-                   t.handle("prev_prio"), t.handle("prev_state"),
-                   t.handle("next_pid"),  t.handle("next_comm"),
-                   t.handle("next_prio"), std::make_unique<TaskStateNames>(&t)};
+    SwitchFields f{t.handle("prev_pid"),
+                   t.handle("prev_comm"),
+                   t.handle("prev_prio"),
+                   t.handle("prev_state"),
+                   t.handle("next_pid"),
+                   t.handle("next_comm"),
+                   t.handle("next_prio"),
+                   std::make_unique<TaskStateNames>(legacy_states_ && legacy_states_->set ? nullptr : &t)};
     return switch_.emplace(&t, std::move(f)).first->second;
 }
 

@@ -7,13 +7,16 @@
 #include <unordered_map>
 
 #include <ringscope/handler.hpp>
+#include <ringscope/plugin.hpp>
 
 #include "task_state.hpp"
 
 namespace ringscope::sched {
 
 class SchedPrinter final : public EventHandler {
-public:
+  public:
+    // legacy_states: the print option sched:legacy_states (null: states from the format).
+    explicit SchedPrinter(const PrintOptionValue* legacy_states = nullptr) : legacy_states_(legacy_states) {}
     std::string_view name() const override { return "sched-print"; }
     std::vector<EventMatch> subscriptions() const override {
         return {{"sched", "sched_switch"}, {"sched", "sched_wakeup"}, {"sched", "sched_wakeup_new"}};
@@ -21,7 +24,7 @@ public:
     bool overrides_print() const override { return true; }
     bool print(const Event& ev, PrintContext& pc, TextBuffer& out) override;
 
-private:
+  private:
     struct SwitchFields {
         FieldHandle prev_pid, prev_comm, prev_prio, prev_state, next_pid, next_comm, next_prio;
         std::unique_ptr<TaskStateNames> states;
@@ -34,6 +37,7 @@ private:
     void print_switch(const Event& ev, PrintContext& pc, TextBuffer& out);
     void print_wakeup(const Event& ev, PrintContext& pc, TextBuffer& out);
 
+    const PrintOptionValue* legacy_states_;
     // Handles are looked up once per event type (several files may have several types).
     std::unordered_map<const EventType*, SwitchFields> switch_;
     std::unordered_map<const EventType*, WakeupFields> wakeup_;

@@ -1,6 +1,6 @@
 // The letters of a task state (sched_switch prev_state), taken from the event's own print fmt
 // table (__print_flags of prev_state) so they stay right on every kernel; libtraceevent's fixed
-// table ("SDTtZXxW") only when the format has none.
+// table ("SDTtZXxW") only when the format has none or the user asks for it (-O sched:legacy_states).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 namespace ringscope::sched {
 
 class TaskStateNames {
-public:
+  public:
     // Looks up the prev_state flags table of a sched_switch type (nullptr/no table = fallback).
     explicit TaskStateNames(const EventType* sched_switch);
 
@@ -22,7 +22,7 @@ public:
     // R or R+: the task was preempted, not going to sleep.
     bool is_running(uint64_t state) const noexcept { return (state & (table_ ? mask_ : 0xffu)) == 0; }
 
-private:
+  private:
     const ValueTable* table_ = nullptr;
     uint64_t mask_ = 0;
     uint64_t preempt_bit_ = 0;
