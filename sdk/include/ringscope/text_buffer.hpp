@@ -41,8 +41,9 @@ class TextBuffer {
         *p = c;
         return p + 1;
     }
-    // Decimal, at most kMaxIntChars bytes; put_int_width pads with zeros to `width` digits
-    // (printf "%0*d": the sign comes first).
+    // Decimal: put_int and put_uint write at most kMaxIntChars bytes; put_int_width pads with
+    // zeros to `width` characters as printf's "%0*d" (the sign first) and writes at most
+    // max(width, kMaxIntChars).
     static constexpr size_t kMaxIntChars = 20;
     static char* put_int(char* p, int64_t v) noexcept { return std::to_chars(p, p + kMaxIntChars, v).ptr; }
     static char* put_uint(char* p, uint64_t v) noexcept { return std::to_chars(p, p + kMaxIntChars, v).ptr; }
