@@ -4,7 +4,8 @@
 // tests/data/traces/full.dat), payloads copied out, printed in order over and over.
 //   BM_PrintInfo       Trace::print_info into one reused TextBuffer
 //   BM_PrintInfoBulk   the same over the event types that make 1 % or more of the sample each
-//   BM_Line            "COMM-PID [CPU] NAME: INFO" as bench/iterate/sdk_iterate builds it
+//   BM_Line            "COMM-PID [CPU] NAME: INFO" with one TextBuffer append per piece of the head
+//                      (bench/iterate/sdk_iterate writes the head with one begin_write instead)
 #include <benchmark/benchmark.h>
 
 #include <cstdint>

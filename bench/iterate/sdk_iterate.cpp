@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 
 #include <ringscope/trace.hpp>
 
@@ -17,16 +18,9 @@ int usage(const char* argv0) {
     return 2;
 }
 
-// "%03d", as tep_print_event's TEP_PRINT_CPU field is printed in the reference.
-void append_cpu(ringscope::TextBuffer& out, int cpu) {
-    if (cpu >= 0 && cpu < 100) {
-        out.push_back('0');
-        if (cpu < 10) out.push_back('0');
-    }
-    out.append_int(cpu);
-}
-
 }  // namespace
+
+using ringscope::TextBuffer;
 
 int main(int argc, char** argv) {
     if (argc < 3 || argc > 4) return usage(argv[0]);
@@ -51,15 +45,20 @@ int main(int argc, char** argv) {
     } else {
         ringscope::TextBuffer line;
         for (const ringscope::Event& ev : trace->events()) {
+            // The head in one write: COMM-PID [CPU] NAME: with the CPU as "%03d", as
+            // tep_print_event prints TEP_PRINT_CPU in the reference.
+            const std::string_view comm = ev.comm(), name = ev.name();
             line.clear();
-            line.append(ev.comm());
-            line.push_back('-');
-            line.append_int(ev.pid());
-            line.append(" [");
-            append_cpu(line, ev.cpu());
-            line.append("] ");
-            line.append(ev.name());
-            line.append(": ");
+            char* p = line.begin_write(comm.size() + name.size() + 2 * TextBuffer::kMaxIntChars + 6);
+            p = TextBuffer::put(p, comm);
+            p = TextBuffer::put(p, '-');
+            p = TextBuffer::put_int(p, ev.pid());
+            p = TextBuffer::put(p, " [");
+            p = TextBuffer::put_int_width(p, ev.cpu(), 3);
+            p = TextBuffer::put(p, "] ");
+            p = TextBuffer::put(p, name);
+            p = TextBuffer::put(p, ": ");
+            line.end_write(p);
             trace->print_info(ev, line);
             line.push_back('\n');
             ++events;

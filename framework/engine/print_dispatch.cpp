@@ -70,11 +70,19 @@ void PrintDispatch::disable_overrides(uint32_t type_id) {
 }
 
 void PrintDispatch::set_raw(uint32_t type_id) {
-    if (PerType* p = slot(type_id)) p->raw = true;
+    if (PerType* p = slot(type_id)) {
+        p->raw = true;
+        p->compiled_type = nullptr;
+    }
 }
 
 void PrintDispatch::print_info(const Event& ev, TextBuffer& out) {
+    const format::FormatCatalog& formats = file_.formats();
     if (PerType* p = slot(ev.id())) {
+        if (p->compiled_type == ev.type_ptr()) {
+            format::FormatCatalog::print_compiled(*p->compiled, ev, formats.swap(), out);
+            return;
+        }
         if (p->raw) {
             file_.formats().print_fields(ev, out);
             return;
@@ -91,8 +99,14 @@ void PrintDispatch::print_info(const Event& ev, TextBuffer& out) {
             out.resize(mark);  // a handler that declines or fails leaves nothing behind
             if (fault_) break;
         }
+        if (p->overrides.empty() && ev.type_ptr()) {
+            if (const format::CompiledPrint* c = formats.compiled(ev.type())) {
+                p->compiled = c;
+                p->compiled_type = ev.type_ptr();
+            }
+        }
     }
-    file_.formats().print_info(ev, out);
+    formats.print_info(ev, out);
 }
 
 void PrintDispatch::print_default(const Event& ev, TextBuffer& out) {

@@ -13,6 +13,10 @@
 #include <ringscope/handler.hpp>
 #include <ringscope/text_buffer.hpp>
 
+namespace ringscope::format {
+class CompiledPrint;
+}
+
 namespace ringscope::engine {
 
 class TraceFile;
@@ -71,6 +75,11 @@ class PrintDispatch final : public PrintContext {
         std::vector<EventHandler*> overrides;
         std::vector<EventHandler*> annotators;
         bool raw = false;
+        // Set once an event of this type printed with its compiled print fmt and nothing can
+        // override it: later events of the same type (pointer: an ID may be re-declared) print
+        // straight from it, without the catalog's per-event look-up.
+        const EventType* compiled_type = nullptr;
+        const format::CompiledPrint* compiled = nullptr;
     };
     PerType* slot(uint32_t type_id) noexcept { return type_id < types_.size() ? &types_[type_id] : nullptr; }
     // Calls fn(type id) for each type of the file that `h` subscribes to (and that has a table slot).

@@ -244,20 +244,7 @@ void FormatCatalog::print_info(const Event& event, TextBuffer& out) const {
         return;
     }
     if (e->compiled) {
-        const auto payload = event.payload();
-        const RecordView rec{payload.data(), static_cast<uint32_t>(payload.size()), swap()};
-        const size_t room = e->compiled->room(rec.size);
-        constexpr size_t kStackRoom = 1024;
-        if (room <= kStackRoom) {
-            char text[kStackRoom];
-            out.append(std::string_view(text, e->compiled->write(text, rec)));
-            return;
-        }
-        // straight into the buffer: room for the longest print, cut back to what was printed
-        std::string& s = out.str();
-        const size_t old = s.size();
-        s.resize(old + room);
-        s.resize(old + e->compiled->write(s.data() + old, rec));
+        print_compiled(*e->compiled, event, swap(), out);
         return;
     }
     EvalContext c = make_context(event, long_size_, big_endian_);
@@ -267,6 +254,15 @@ void FormatCatalog::print_info(const Event& event, TextBuffer& out) const {
         return;
     }
     PrintEvaluator(*e->prog, c).print_info(out);
+}
+
+void FormatCatalog::print_compiled(const CompiledPrint& print, const Event& event, bool swap,
+                                   TextBuffer& out) {
+    const auto payload = event.payload();
+    const RecordView rec{payload.data(), static_cast<uint32_t>(payload.size()), swap};
+    // straight into the buffer: room for the longest print, cut back to what was printed
+    char* dst = out.begin_write(print.room(rec.size));
+    out.end_write(dst + print.write(dst, rec));
 }
 
 void FormatCatalog::print_raw(const Event& event, TextBuffer& out) const {

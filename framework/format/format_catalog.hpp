@@ -74,6 +74,9 @@ class FormatCatalog {
     // The compiled print fmt of the type when it has one (what print_info prints, without the
     // general evaluator): `report` prints such events straight into its output.
     const CompiledPrint* compiled(const EventType& type) const noexcept;
+    // What print_info prints for an event whose type has this compiled print fmt, written straight
+    // into `out` (callers that cached compiled() per type skip the look-up of print_info).
+    static void print_compiled(const CompiledPrint& print, const Event& event, bool swap, TextBuffer& out);
     // Whether the file's byte order differs from the host's (RecordView::swap).
     bool swap() const noexcept { return big_endian_ != Event::host_big_endian(); }
 

@@ -15,12 +15,6 @@
 namespace ringscope::engine {
 namespace {
 
-std::unique_ptr<TraceFile> open(const std::string& path) {
-    auto f = TraceFile::open(path, OpenOptions{});
-    if (!f) throw std::runtime_error(f.error().to_string());
-    return std::move(*f);
-}
-
 std::string name_of(const EventType* t) {
     return t ? t->system + "/" + t->name + "#" + std::to_string(t->id) : "-";
 }
@@ -30,7 +24,7 @@ TEST(LazyFormats, SameTypesAndIdsAsParsingEverythingAtOpen) {
     for (const char* name : {"basic.dat", "full.dat", "instances.dat", "formats-none.dat", "formats-v6.dat",
                              "formats-zstd.dat", "function.dat", "dropped.dat"}) {
         SCOPED_TRACE(name);
-        auto f = open(test::data_path(std::string("traces/") + name));
+        auto f = test::open_file(test::data_path(std::string("traces/") + name));
         const io::TraceMetadata& md = f->reader().metadata();
         format::FormatCatalog all(f->long_size(), f->big_endian());
         std::vector<std::string> errors;
@@ -90,7 +84,7 @@ BadFile write_bad_formats() {
 
 TEST(LazyFormats, BadFormatReportedWithFileAndLineWhenUsedOrListed) {
     const BadFile bad = write_bad_formats();
-    auto f = open(bad.path);
+    auto f = test::open_file(bad.path);
     // Its events are met: unknown, as before (the format is dropped).
     auto streams = f->open_streams(0);
     ASSERT_TRUE(streams);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "framework/engine/trace_file.hpp"
 #include "framework/io/trace_dat_reader.hpp"
 #include "framework/io/trace_dat_writer.hpp"
 
@@ -37,6 +38,12 @@ struct TempDir {
 
 std::string data_path(const std::string& rel) {
     return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
+}
+
+std::unique_ptr<TraceFile> open_file(const std::string& path) {
+    auto f = TraceFile::open(path, OpenOptions{});
+    if (!f) throw std::runtime_error(f.error().to_string());
+    return std::move(*f);
 }
 
 PageBuilder::PageBuilder(uint64_t page_ts) : page_(4096, 0), last_ts_(page_ts) {

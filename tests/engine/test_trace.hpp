@@ -4,8 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace ringscope::engine {
+class TraceFile;
+}
 
 namespace ringscope::engine::test {
 
@@ -36,5 +41,8 @@ class PageBuilder {
 std::string write_trace(const std::vector<std::vector<std::vector<uint8_t>>>& cpus, bool zstd = false);
 
 std::string data_path(const std::string& rel);  // RINGSCOPE_TEST_DATA_DIR/rel
+
+// TraceFile::open with default options; throws (failing the test) when the file does not open.
+std::unique_ptr<TraceFile> open_file(const std::string& path);
 
 }  // namespace ringscope::engine::test
