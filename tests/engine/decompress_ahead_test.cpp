@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 
 #include "framework/engine/event_merger.hpp"
@@ -20,6 +19,7 @@
 #include "framework/output/output_buffer.hpp"
 #include "framework/output/parallel_line_writer.hpp"
 #include "test_trace.hpp"
+#include "tests/support/file_text.hpp"
 
 namespace ringscope::engine {
 namespace {
@@ -265,10 +265,7 @@ Cli report(const std::string& args) {
     while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
     const int status = pclose(p);
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    std::ifstream e(err_path);
-    std::stringstream ss;
-    ss << e.rdbuf();
-    r.err = ss.str();
+    r.err = ringscope::test::read_file(err_path);
     std::filesystem::remove(err_path);
     return r;
 }

@@ -20,6 +20,7 @@
 
 #include "framework/io/trace_dat_reader.hpp"
 #include "framework/io/trace_dat_writer.hpp"
+#include "tests/support/file_text.hpp"
 
 namespace {
 
@@ -30,13 +31,6 @@ struct CmdResult {
     int rc = -1;
     std::string out, err;
 };
-
-std::string slurp(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 std::string shell_quote(const std::string& s) {
     std::string q = "'";
@@ -57,7 +51,7 @@ CmdResult run_shell(const std::string& cmd) {
     while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
     int status = pclose(p);
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.err = slurp(err_tmpl);
+    r.err = ringscope::test::read_file(err_tmpl);
     unlink(err_tmpl);
     return r;
 }
@@ -90,7 +84,7 @@ std::vector<Case> cases() {
 std::string expected_output(const Case& c) {
     if (c.expected.size() > 3 && c.expected.compare(c.expected.size() - 3, 3, ".xz") == 0)
         return run_shell("xzcat " + shell_quote(c.expected)).out;
-    return slurp(kData + "/" + c.expected);
+    return ringscope::test::read_file(kData + "/" + c.expected);
 }
 
 size_t identical_lines(const std::string& a, const std::string& b) {
@@ -186,7 +180,7 @@ TEST(ReportErrors, BadMagicAndTruncatedNameTheOffset) {
     std::filesystem::create_directories(dir);
     {
         std::ofstream(dir + "/garbage.dat") << "this is not a trace\n";
-        std::string whole = slurp(kData + "/traces/basic.dat");
+        std::string whole = ringscope::test::read_file(kData + "/traces/basic.dat");
         std::ofstream(dir + "/trunc.dat", std::ios::binary) << whole.substr(0, whole.size() / 2);
     }
     for (const char* name : {"/garbage.dat", "/trunc.dat"}) {

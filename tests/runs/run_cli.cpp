@@ -5,19 +5,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace fs = std::filesystem;
 
 namespace ringscope::test {
-
-std::string read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 std::string tmpdir(const std::string& name) {
     std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/" + name;

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tests/support/file_text.hpp"
+
 namespace ringscope::test {
 
 struct Cmd {
@@ -13,7 +15,6 @@ struct Cmd {
 
 // `cmd` through /bin/sh; stderr kept apart unless the command redirects it itself.
 Cmd sh(const std::string& cmd);
-std::string read_file(const std::string& path);
 // build/tests/runs-tmp/NAME, emptied.
 std::string tmpdir(const std::string& name);
 
