@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     tep_parse_kallsyms(tep, "ffffffff81000000 t a\nffffffff82000000 t b\n");
     std::vector<const ringscope::EventType*> types;
     for (const auto& f : files) {
-        std::string text = rtest::slurp(f.path);
+        std::string text = rtest::read_file(f.path);
         auto t = cat.add_format(text, f.system);
         if (!t || cat.print_fmt_failed(**t) || f.system == "ftrace") continue;  // measure real print fmts
         types.push_back(*t);
@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
             tbytes += s.len;
         }
     auto t2 = std::chrono::steady_clock::now();
-    double a = std::chrono::duration<double>(t1 - t0).count(), b = std::chrono::duration<double>(t2 - t1).count();
+    double a = std::chrono::duration<double>(t1 - t0).count(),
+           b = std::chrono::duration<double>(t2 - t1).count();
     std::printf("%zu events (%zu types x %d x %d rounds)\n", n, types.size(), per_type, rounds);
     std::printf("ringscope  print_info:      %8.2f M events/s  (%zu bytes)\n", n / a / 1e6, bytes);
     std::printf("libtraceevent tep_print_event: %8.2f M events/s  (%zu bytes)\n", n / b / 1e6, tbytes);

@@ -64,7 +64,7 @@ void compare(const std::vector<rtest::FormatFile>& files, int per_format, Totals
     std::mt19937_64 rng(20261122);
     rtest::TestContext ctx;
     for (const auto& file : files) {
-        const std::string text = rtest::slurp(file.path);
+        const std::string text = rtest::read_file(file.path);
         for (int long_size : {8, 4}) {
             auto parsed = ringscope::format::parse_format(text, file.system, long_size);
             if (!parsed) continue;

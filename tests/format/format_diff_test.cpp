@@ -18,7 +18,8 @@ constexpr uint64_t kSymBase = 0xffffffff81000000ull;
 
 std::vector<rtest::Sym> test_symbols() {
     std::vector<rtest::Sym> s;
-    for (int i = 0; i < 64; ++i) s.push_back({kSymBase + static_cast<uint64_t>(i) * 0x100, "sym_" + std::to_string(i)});
+    for (int i = 0; i < 64; ++i)
+        s.push_back({kSymBase + static_cast<uint64_t>(i) * 0x100, "sym_" + std::to_string(i)});
     return s;
 }
 
@@ -26,7 +27,8 @@ std::string kallsyms_text() {
     std::string t;
     char line[128];
     for (const auto& s : test_symbols()) {
-        std::snprintf(line, sizeof line, "%016llx t %s\n", static_cast<unsigned long long>(s.addr), s.name.c_str());
+        std::snprintf(line, sizeof line, "%016llx t %s\n", static_cast<unsigned long long>(s.addr),
+                      s.name.c_str());
         t += line;
     }
     return t;
@@ -93,13 +95,20 @@ std::vector<uint8_t> make_record(const ringscope::EventType& t, std::mt19937_64&
                 continue;
             }
             switch (rng() % 6) {
-                case 0: put(f.offset, rng() % 4, f.size <= 8 ? f.size : 0); break;
-                case 1: put(f.offset, rng() % 64, f.size <= 8 ? f.size : 0); break;
+                case 0:
+                    put(f.offset, rng() % 4, f.size <= 8 ? f.size : 0);
+                    break;
+                case 1:
+                    put(f.offset, rng() % 64, f.size <= 8 ? f.size : 0);
+                    break;
                 case 2:
                     if (f.size == 8) put(f.offset, kSymBase + rng() % (64 * 0x100 + 0x40), 8);
                     break;
-                case 3: put(f.offset, 1ull << (rng() % 63), f.size <= 8 ? f.size : 0); break;
-                default: break;  // random
+                case 3:
+                    put(f.offset, 1ull << (rng() % 63), f.size <= 8 ? f.size : 0);
+                    break;
+                default:
+                    break;  // random
             }
         }
     }
@@ -134,7 +143,7 @@ int compare_formats(const std::vector<rtest::FormatFile>& files, int per_type, u
     std::string fargs;
     std::vector<const ringscope::EventType*> types;
     for (const auto& f : files) {
-        auto t = cat.add_format(rtest::slurp(f.path), f.system);
+        auto t = cat.add_format(rtest::read_file(f.path), f.system);
         if (!t) continue;  // header errors are checked by the parser tests
         types.push_back(*t);
         fargs += f.system + ":" + f.path.string() + "\n";
@@ -152,8 +161,9 @@ int compare_formats(const std::vector<rtest::FormatFile>& files, int per_type, u
     int bad = 0;
     for (const char* mode : {"info", "raw", "fields"}) {
         // INFO first: libtraceevent's sticky state (cleared string flags) then matches ours
-        std::string cmd = std::string(RINGSCOPE_TEP_ORACLE) + " -m " + mode + " -k " + fx.ksyms.string() + " -p " +
-                          fx.printk.string() + " -F " + (fx.dir / "list").string() + " -r " + fx.records.string() + " 2>/dev/null";
+        std::string cmd = std::string(RINGSCOPE_TEP_ORACLE) + " -m " + mode + " -k " + fx.ksyms.string() +
+                          " -p " + fx.printk.string() + " -F " + (fx.dir / "list").string() + " -r " +
+                          fx.records.string() + " 2>/dev/null";
         auto want = rtest::run_oracle(cmd);
         if (want.size() < recs.size() && crashed) {
             // libtraceevent itself died on this record (it reads unchecked): leave its type out
@@ -169,7 +179,7 @@ int compare_formats(const std::vector<rtest::FormatFile>& files, int per_type, u
         EXPECT_TRUE(mcat.add_printk_formats(kPrintk));
         std::vector<const ringscope::EventType*> mtypes;
         for (const auto& f : files) {
-            auto t = mcat.add_format(rtest::slurp(f.path), f.system);
+            auto t = mcat.add_format(rtest::read_file(f.path), f.system);
             if (t) mtypes.push_back(*t);
         }
         EXPECT_EQ(mtypes.size(), types.size());
@@ -230,6 +240,7 @@ TEST(FormatDiff, LiveFormatsRandomRecords) {
     }
     EXPECT_EQ(bad, 0);
     EXPECT_GT(compared, 40000);
-    for (const auto& c : crashed) std::printf("libtraceevent crashed on random records of %s: left out\n", c.c_str());
+    for (const auto& c : crashed)
+        std::printf("libtraceevent crashed on random records of %s: left out\n", c.c_str());
 #endif
 }

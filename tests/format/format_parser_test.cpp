@@ -9,7 +9,7 @@ using namespace ringscope;
 using format::FormatCatalog;
 
 TEST(FormatParser, SchedSwitchFieldsAndTables) {
-    auto text = rtest::slurp(fs::path(RINGSCOPE_TEST_DATA_DIR) / "formats/sched/sched_switch/format");
+    auto text = rtest::read_file(fs::path(RINGSCOPE_TEST_DATA_DIR) / "formats/sched/sched_switch/format");
     ASSERT_FALSE(text.empty());
     FormatCatalog cat;
     auto t = cat.add_format(text, "sched");
@@ -75,16 +75,17 @@ TEST(FormatParser, HeaderErrorsNameTheLine) {
     ASSERT_FALSE(u);
     EXPECT_EQ(u.error().line(), 1);
     // truncated input of every length must fail cleanly or parse, never crash
-    auto text = rtest::slurp(fs::path(RINGSCOPE_TEST_DATA_DIR) / "formats/kvm/kvm_exit/format");
+    auto text = rtest::read_file(fs::path(RINGSCOPE_TEST_DATA_DIR) / "formats/kvm/kvm_exit/format");
     for (size_t n = 0; n < text.size(); n += 7) (void)cat.add_format(text.substr(0, n), "kvm");
 }
 
 TEST(FormatParser, PrintkFormatsAndCmdlines) {
     format::PrintkMap pk;
-    ASSERT_TRUE(format::parse_printk_formats("0xffffffff81000010 : \"hello %d\\n\"\n"
-                                             "ffffffff81000020 : \"a: b\"\n\n"
-                                             "0x30 : \"no newline\"\n",
-                                             pk));
+    ASSERT_TRUE(
+        format::parse_printk_formats("0xffffffff81000010 : \"hello %d\\n\"\n"
+                                     "ffffffff81000020 : \"a: b\"\n\n"
+                                     "0x30 : \"no newline\"\n",
+                                     pk));
     EXPECT_EQ(pk.at(0xffffffff81000010ull), "hello %d");
     EXPECT_EQ(pk.at(0xffffffff81000020ull), "a: b");
     EXPECT_EQ(pk.at(0x30), "no newline");
@@ -110,7 +111,7 @@ TEST(FormatParser, LiveFormats) {
     std::string args;
     std::map<std::string, int> mine;
     for (const auto& f : files) {
-        auto t = cat.add_format(rtest::slurp(f.path), f.system);
+        auto t = cat.add_format(rtest::read_file(f.path), f.system);
         ASSERT_TRUE(t) << f.path << ": " << t.error().to_string();
         mine[f.system + ":" + (*t)->name] = cat.print_fmt_failed(**t) ? 1 : 0;
         args += f.system + ":" + f.path.string() + "\n";
@@ -118,7 +119,8 @@ TEST(FormatParser, LiveFormats) {
 #ifdef RINGSCOPE_TEP_ORACLE
     auto list = fs::temp_directory_path() / ("ringscope-live-formats-" + std::to_string(getpid()));
     std::ofstream(list) << args;
-    FILE* p = popen((std::string(RINGSCOPE_TEP_ORACLE) + " -m failed -F " + list.string() + " 2>/dev/null").c_str(), "r");
+    FILE* p = popen(
+        (std::string(RINGSCOPE_TEP_ORACLE) + " -m failed -F " + list.string() + " 2>/dev/null").c_str(), "r");
     ASSERT_NE(p, nullptr);
     char line[512];
     int n = 0;

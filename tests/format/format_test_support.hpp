@@ -18,8 +18,11 @@
 #include <ringscope/resolver.hpp>
 
 #include "framework/format/format_catalog.hpp"
+#include "tests/support/file_text.hpp"
 
 namespace rtest {
+
+using ringscope::test::read_file;
 
 struct Sym {
     uint64_t addr;
@@ -27,12 +30,13 @@ struct Sym {
 };
 
 class TestResolver : public ringscope::SymbolResolver {
-public:
+  public:
     explicit TestResolver(std::vector<Sym> syms) : syms_(std::move(syms)) {
         std::sort(syms_.begin(), syms_.end(), [](const Sym& a, const Sym& b) { return a.addr < b.addr; });
     }
     std::optional<ringscope::Symbol> lookup(uint64_t addr) const override {
-        auto it = std::upper_bound(syms_.begin(), syms_.end(), addr, [](uint64_t a, const Sym& s) { return a < s.addr; });
+        auto it = std::upper_bound(syms_.begin(), syms_.end(), addr,
+                                   [](uint64_t a, const Sym& s) { return a < s.addr; });
         if (it == syms_.begin()) return std::nullopt;
         --it;
         if (it + 1 == syms_.end() && it->addr != addr) return std::nullopt;
@@ -40,13 +44,15 @@ public:
     }
     std::string describe() const override { return "test"; }
 
-private:
+  private:
     std::vector<Sym> syms_;
 };
 
 class TestResolvers : public ringscope::ResolverService {
-public:
-    void add(std::string d, std::shared_ptr<const ringscope::SymbolResolver> r) override { map_[d] = std::move(r); }
+  public:
+    void add(std::string d, std::shared_ptr<const ringscope::SymbolResolver> r) override {
+        map_[d] = std::move(r);
+    }
     std::optional<ringscope::Symbol> lookup(std::string_view d, uint64_t addr) const override {
         auto it = map_.find(std::string(d));
         return it == map_.end() ? std::nullopt : it->second->lookup(addr);
@@ -54,16 +60,18 @@ public:
     bool has(std::string_view d) const override { return map_.count(std::string(d)) != 0; }
     std::vector<std::string> domains() const override { return {}; }
 
-private:
+  private:
     std::map<std::string, std::shared_ptr<const ringscope::SymbolResolver>> map_;
 };
 
 class TestContext : public ringscope::TraceContext {
-public:
+  public:
     explicit TestContext(const ringscope::format::FormatCatalog* cat = nullptr) : cat_(cat) {}
     std::string_view comm(int) const override { return "<...>"; }
     void register_comm(int, std::string_view) override {}
-    const ringscope::EventType* type_by_id(uint32_t id) const override { return cat_ ? cat_->by_id(id) : nullptr; }
+    const ringscope::EventType* type_by_id(uint32_t id) const override {
+        return cat_ ? cat_->by_id(id) : nullptr;
+    }
     const ringscope::EventType* find_type(std::string_view s, std::string_view n) const override {
         return cat_ ? cat_->find(s, n) : nullptr;
     }
@@ -74,17 +82,10 @@ public:
     bool big_endian() const override { return false; }
     TestResolvers& service() { return res_; }
 
-private:
+  private:
     const ringscope::format::FormatCatalog* cat_;
     TestResolvers res_;
 };
-
-inline std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 struct FormatFile {
     std::string system;
@@ -100,7 +101,8 @@ inline std::vector<FormatFile> find_formats(const std::filesystem::path& root) {
         if (it->path().filename() != "format") continue;
         out.push_back({it->path().parent_path().parent_path().filename().string(), it->path()});
     }
-    std::sort(out.begin(), out.end(), [](const FormatFile& a, const FormatFile& b) { return a.path < b.path; });
+    std::sort(out.begin(), out.end(),
+              [](const FormatFile& a, const FormatFile& b) { return a.path < b.path; });
     return out;
 }
 

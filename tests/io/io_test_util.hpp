@@ -18,22 +18,18 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "tests/support/file_text.hpp"
 
 namespace iotest {
+
+using ringscope::test::read_file;
 
 inline std::string data(const std::string& rel) {
     return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
 }
 
-inline std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 inline std::vector<uint8_t> slurp_bytes(const std::string& path) {
-    std::string s = slurp(path);
+    std::string s = read_file(path);
     return std::vector<uint8_t>(s.begin(), s.end());
 }
 

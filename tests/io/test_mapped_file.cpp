@@ -10,7 +10,7 @@ using namespace ringscope::io;
 
 TEST(MappedFile, RegularFileIsMappedAndReadsAreBounded) {
     const std::string path = iotest::data("kvm/kvm-extra.dat");
-    const std::string want = iotest::slurp(path);
+    const std::string want = iotest::read_file(path);
     auto f = MappedFile::open(path);
     ASSERT_TRUE(f) << f.error().to_string();
     EXPECT_EQ((*f)->mode(), MappedFile::Mode::mapped);
@@ -47,7 +47,7 @@ TEST(MappedFile, FifoIsReadIntoMemory) {
     iotest::TempDir dir;
     const std::string fifo = dir.file("pipe");
     ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-    const std::string payload = iotest::slurp(iotest::data("kvm/kvm-extra.dat"));
+    const std::string payload = iotest::read_file(iotest::data("kvm/kvm-extra.dat"));
     std::thread writer([&] {
         FILE* w = fopen(fifo.c_str(), "wb");
         if (!w) return;

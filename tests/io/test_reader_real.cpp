@@ -151,7 +151,7 @@ TEST(ReaderReal, HostFileHeaderOptionsAndSections) {
     EXPECT_EQ(o.tsc2nsec->offset, 0u);
     EXPECT_FALSE(o.time_shift);
 
-    const std::string dump = iotest::slurp(data("kvm-agent/host.dump-options"));
+    const std::string dump = iotest::read_file(data("kvm-agent/host.dump-options"));
     ASSERT_EQ(o.cpustats.size(), 1u);
     // dump prints the option text followed by a newline.
     EXPECT_NE(dump.find(o.cpustats[0]), std::string::npos);
@@ -164,7 +164,7 @@ TEST(ReaderReal, HostFileHeaderOptionsAndSections) {
     EXPECT_EQ(*o.trace_clock, "local global counter uptime perf mono mono_raw boot tai [x86-tsc]\n");
 
     expect_sections_match_dump(r, dump);
-    expect_summary(r, iotest::slurp(data("kvm-agent/host.dump-summary")));
+    expect_summary(r, iotest::read_file(data("kvm-agent/host.dump-summary")));
 
     ASSERT_EQ(r.buffers().size(), 1u);
     const auto& b = r.buffers()[0];
@@ -172,7 +172,7 @@ TEST(ReaderReal, HostFileHeaderOptionsAndSections) {
     EXPECT_EQ(b.clock, "tsc2nsec");
     EXPECT_EQ(b.page_size, 4096u);
     EXPECT_TRUE(b.compressed);
-    auto fly = dump_flyrecord(iotest::slurp(data("kvm-agent/host.dump-flyrecord")));
+    auto fly = dump_flyrecord(iotest::read_file(data("kvm-agent/host.dump-flyrecord")));
     ASSERT_EQ(fly.size(), 1u);
     ASSERT_EQ(fly[0].size(), b.cpus.size());
     for (size_t i = 0; i < b.cpus.size(); ++i) {
@@ -193,7 +193,7 @@ TEST(ReaderReal, GuestTimeShiftWithFractionBits) {
     EXPECT_TRUE(ts.has_fraction);
     ASSERT_EQ(ts.cpus.size(), 2u);
     // "\t57022752892 1 0 477919094122[offset * scaling >> fraction @ time]", CPU 0's samples first.
-    const std::string dump = iotest::slurp(data("kvm-agent/guest.dump-options"));
+    const std::string dump = iotest::read_file(data("kvm-agent/guest.dump-options"));
     std::regex re(R"(\t(-?\d+) (-?\d+) (-?\d+) (-?\d+)\[offset \* scaling >> fraction @ time\])");
     std::vector<TimeShiftSample> want;
     for (std::sregex_iterator it(dump.begin(), dump.end(), re), end; it != end; ++it)
@@ -214,8 +214,8 @@ TEST(ReaderReal, GuestTimeShiftWithFractionBits) {
     ASSERT_TRUE(o.trace_id);
     EXPECT_EQ(*o.trace_id, 0xAF847D76ADAAE57Bull);
     expect_sections_match_dump(r, dump);
-    expect_summary(r, iotest::slurp(data("kvm-agent/guest.dump-summary")));
-    auto fly = dump_flyrecord(iotest::slurp(data("kvm-agent/guest.dump-flyrecord")));
+    expect_summary(r, iotest::read_file(data("kvm-agent/guest.dump-summary")));
+    auto fly = dump_flyrecord(iotest::read_file(data("kvm-agent/guest.dump-flyrecord")));
     ASSERT_EQ(fly.size(), 1u);
     ASSERT_EQ(fly[0].size(), 2u);
     EXPECT_EQ(r.buffers()[0].cpus[1].offset, fly[0][1].offset);
@@ -224,7 +224,7 @@ TEST(ReaderReal, GuestTimeShiftWithFractionBits) {
 
 TEST(ReaderReal, RecordCountsMatchLibtracecmd) {
     // counts.txt: host.dat 64437 records on CPU 0; host-vm2.dat 4283 on CPU 0 and 3727 on CPU 1.
-    const std::string counts = iotest::slurp(data("kvm-agent/counts.txt"));
+    const std::string counts = iotest::read_file(data("kvm-agent/counts.txt"));
     ASSERT_NE(counts.find("host.dat: 64437 records"), std::string::npos);
     auto host = count_all(open_ok(data("kvm-agent/host.dat")));
     EXPECT_EQ(host[std::make_pair(std::string(), 0u)], 64437);
@@ -235,7 +235,7 @@ TEST(ReaderReal, RecordCountsMatchLibtracecmd) {
     // kvm-extra.dat: 1,422 events (tests/data/kvm/README.md); the report has one line per event
     // after "cpus=1".
     auto kvm = count_all(open_ok(data("kvm/kvm-extra.dat")));
-    const std::string report = iotest::slurp(data("kvm/kvm-extra.report"));
+    const std::string report = iotest::read_file(data("kvm/kvm-extra.report"));
     const int lines = static_cast<int>(std::count(report.begin(), report.end(), '\n')) - 1;
     EXPECT_EQ(kvm[std::make_pair(std::string(), 0u)], lines);
     EXPECT_EQ(lines, 1422);
@@ -259,10 +259,10 @@ TEST_P(MultiBuffer, BuffersOptionsAndCountsMatchTraceCmd) {
         ASSERT_TRUE(r.metadata().flyrecord_clock);
         EXPECT_NE(r.metadata().flyrecord_clock->find("[local]"), std::string::npos);
     }
-    expect_summary(r, iotest::slurp(base + ".dump-summary"));
-    if (!v6) expect_sections_match_dump(r, iotest::slurp(base + ".dump-options"));
+    expect_summary(r, iotest::read_file(base + ".dump-summary"));
+    if (!v6) expect_sections_match_dump(r, iotest::read_file(base + ".dump-options"));
 
-    const std::string fly_text = iotest::slurp(base + ".dump-flyrecord");
+    const std::string fly_text = iotest::read_file(base + ".dump-flyrecord");
     auto fly = dump_flyrecord(fly_text);
     if (v6) {
         // v6 dump lists only the top buffer's CPU table, and the instance's table offset.
@@ -282,7 +282,7 @@ TEST_P(MultiBuffer, BuffersOptionsAndCountsMatchTraceCmd) {
     }
     // Lines of the report per buffer and CPU ("rsio:   comm-pid [001] ..." / "   comm-pid [000] ...").
     std::map<std::pair<std::string, uint32_t>, int> want;
-    std::istringstream in(iotest::slurp(data("io/multi.report")));
+    std::istringstream in(iotest::read_file(data("io/multi.report")));
     std::string line;
     std::regex re(R"(^\s*(rsio:)?.*?-\d+\s+\[(\d{3})\])");
     while (std::getline(in, line)) {

@@ -160,7 +160,7 @@ TEST_P(RoundTrip, EverySectionAndPageSurvives) {
     auto back2 = TraceDatReader::open(out2);
     ASSERT_TRUE(back2);
     expect_same_content(*back, *back2);
-    EXPECT_EQ(iotest::slurp(out), iotest::slurp(out2)) << "the writer is not deterministic";
+    EXPECT_EQ(iotest::read_file(out), iotest::read_file(out2)) << "the writer is not deterministic";
 
     // Debian's trace-cmd has no zlib; for the others its report must not change.
     if (target.compression == Compression::zlib) return;
@@ -184,7 +184,7 @@ TEST(Writer, TraceCmdReadsOurLayoutLikeTheCommittedReport) {
     iotest::TempDir dir;
     auto src = TraceDatReader::open(data("io/multi-v7-zstd.dat"));
     ASSERT_TRUE(src);
-    const std::string want = iotest::slurp(data("io/multi.report"));
+    const std::string want = iotest::read_file(data("io/multi.report"));
     for (const Target& t : kTargets) {
         if (t.compression == Compression::zlib) continue;
         WriterConfig cfg;
@@ -337,7 +337,7 @@ TEST(Writer, BuffersWithoutCpusAndInstancesOnly) {
         auto [ok, text] = iotest::run("trace-cmd report '" + out + "' 2>&1");
         EXPECT_TRUE(ok) << text.substr(0, 300);
         // Every rsio CPU 1 line of the committed report, and nothing else.
-        std::istringstream want_in(iotest::slurp(data("io/multi.report")));
+        std::istringstream want_in(iotest::read_file(data("io/multi.report")));
         std::string line;
         int want = 0;
         while (std::getline(want_in, line))

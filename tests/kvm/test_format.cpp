@@ -126,11 +126,6 @@ void parse_tables(const std::string& fmt, ringscope::EventType& t) {
 
 }  // namespace
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 std::string data_path(const std::string& rel) {
     return std::string(RINGSCOPE_TEST_DATA_DIR) + "/kvm/" + rel;
 }

@@ -15,10 +15,11 @@
 #include <ringscope/handler.hpp>
 
 #include "framework/symbols/resolver_registry.hpp"
+#include "tests/support/file_text.hpp"
 
 namespace kvm_test {
 
-std::string read_file(const std::string& path);
+using ringscope::test::read_file;
 std::string data_path(const std::string& rel);  // under tests/data/kvm/
 
 // Parses FILE's fields and value tables; ADD_FAILURE()s on a malformed file.

@@ -25,7 +25,7 @@ using json = nlohmann::json;
 namespace {
 
 using Cmd = ringscope::testing::ChildResult;
-using ringscope::testing::read_whole;
+using ringscope::test::read_file;
 
 std::string tmpdir(const std::string& name) {
     std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/merge-tmp/" + name;
@@ -101,7 +101,7 @@ json expect_merge_equals_one_run(const std::string& command, const std::vector<s
     std::vector<std::string> first(parts.begin(), parts.begin() + static_cast<long>(parts.size() / 2));
     Cmd m = ringscope("merge", concat({"--partial", half}, first));
     EXPECT_EQ(m.exit_code, 0) << m.err;
-    json half_doc = json::parse(read_whole(half));
+    json half_doc = json::parse(read_file(half));
     EXPECT_EQ(half_doc["inputs"].size(), first.size());
     std::vector<std::string> rest{half};
     rest.insert(rest.end(), parts.begin() + static_cast<long>(parts.size() / 2), parts.end());
@@ -230,7 +230,7 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> libipt_packets(const std::s
         "tnt.8",   "tnt.64",  "mode", "pip", "vmcs",   "cbr",   "tsc",  "tma",     "mtc",
         "cyc",     "stop",    "ovf",  "mnt", "exstop", "mwait", "pwre", "pwrx",    "ptw"};
     std::map<std::string, std::pair<uint64_t, uint64_t>> kinds;
-    std::istringstream lines(read_whole(data("ipt/" + name + ".libipt.txt")));
+    std::istringstream lines(read_file(data("ipt/" + name + ".libipt.txt")));
     std::string line;
     while (std::getline(lines, line) && line != "== forward") {
         unsigned type = 0, size = 0;
@@ -277,7 +277,7 @@ TEST(Merge, IptSummary) {
 TEST(Merge, PartialNamesItsAnalysisAndInputs) {
     std::string dir = tmpdir("doc");
     std::vector<std::string> parts = partials("sched timeline --window 5ms", {kSchedTraces[0]}, dir);
-    json doc = json::parse(read_whole(parts[0]));
+    json doc = json::parse(read_file(parts[0]));
     EXPECT_EQ(doc["ringscope_partial"], 1);
     EXPECT_EQ(doc["analysis"], "sched.timeline");
     EXPECT_EQ(doc["command"], json::array({"sched", "timeline"}));
@@ -299,7 +299,7 @@ void expect_error(const Cmd& r, int code, const std::string& file, const std::st
 TEST(Merge, BrokenPartialsGiveOneLineNamingTheFile) {
     std::string dir = tmpdir("broken");
     std::vector<std::string> lat = partials("sched latency", {kSchedTraces[0], kSchedTraces[1]}, dir);
-    std::string whole = read_whole(lat[1]);
+    std::string whole = read_file(lat[1]);
 
     std::string cut = dir + "/cut.json";
     std::ofstream(cut) << whole.substr(0, whole.size() / 2);

@@ -16,9 +16,11 @@
 #include <ringscope/trace.hpp>
 
 #include "framework/plugin/plugin_host.hpp"
+#include "tests/support/file_text.hpp"
 
 namespace fs = std::filesystem;
 using ringscope::plugin::PluginHost;
+using ringscope::test::read_file;
 
 namespace {
 
@@ -28,19 +30,12 @@ struct CommandResult {
     std::string err;
 };
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 CommandResult run(const std::string& args, const fs::path& tmp) {
     fs::path out = tmp / "stdout.txt", err = tmp / "stderr.txt";
     std::string cmd =
         std::string(RINGSCOPE_BINARY_DIR) + "/ringscope " + args + " >" + out.string() + " 2>" + err.string();
     int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(out), read_file(err)};
 }
 
 class PluginLoaderTest : public ::testing::Test {
@@ -268,7 +263,7 @@ TEST_F(PluginLoaderTest, AnalysisGoodRunGivesItsTable) {
     fs::path yaml = write_analysis_run("{min_cpu: 1, label: hello}");
     CommandResult r = run("run --quiet " + yaml.string(), dir_);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    auto res = nlohmann::json::parse(slurp(dir_ / "out" / "r.json"));
+    auto res = nlohmann::json::parse(read_file(dir_ / "out" / "r.json"));
     const auto& rows = res["analyses"]["test.switches"]["test.switches"];
     std::map<int, uint64_t> want = switches_per_cpu(trace);
     std::erase_if(want, [](const auto& kv) { return kv.first < 1; });
@@ -279,7 +274,7 @@ TEST_F(PluginLoaderTest, AnalysisGoodRunGivesItsTable) {
         got[row["cpu"].get<int>()] = row["switches"].get<uint64_t>();
     }
     EXPECT_EQ(got, want) << rows.dump();
-    EXPECT_NE(slurp(dir_ / "out" / "r.txt").find("test.switches"), std::string::npos);
+    EXPECT_NE(read_file(dir_ / "out" / "r.txt").find("test.switches"), std::string::npos);
 }
 
 }  // namespace

@@ -14,8 +14,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "tests/support/file_text.hpp"
 
 namespace ringscope::testing {
+
+using ringscope::test::read_file;
 
 // Exit codes the sanitizers are told to use in the child, so that a report is never mistaken for
 // the program's own error exit (1).
@@ -45,13 +48,6 @@ struct ChildResult {
         return {};
     }
 };
-
-inline std::string read_whole(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Runs ARGV (argv[0] is the program path) with EXTRA_ENV ("NAME=value") added; stdout goes to
 // OUT_PATH (or /dev/null when empty), stderr to ERR_PATH. Kills it after TIMEOUT.
@@ -100,8 +96,8 @@ inline ChildResult run_child(const std::vector<std::string>& argv, const std::ve
             r.exit_code = WEXITSTATUS(status);
         }
     }
-    if (!out_path.empty()) r.out = read_whole(out_path);
-    r.err = read_whole(err_path);
+    if (!out_path.empty()) r.out = read_file(out_path);
+    r.err = read_file(err_path);
     return r;
 }
 

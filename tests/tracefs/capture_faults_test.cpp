@@ -21,14 +21,14 @@ TEST(CaptureFaults, TracefsMissing) {
     const int rc = sh("RINGSCOPE_TRACEFS=/nonexistent/tracing " + kRs + " record -e sched -o " + dir +
                       "/x.dat -- true > " + dir + "/log 2>&1");
     EXPECT_EQ(rc, 1);
-    const std::string log = slurp(dir + "/log");
+    const std::string log = read_file(dir + "/log");
     EXPECT_NE(log.find("tracefs not found"), std::string::npos) << log;
     EXPECT_NE(log.find("/nonexistent/tracing"), std::string::npos) << log;
     EXPECT_NE(::access((dir + "/x.dat").c_str(), F_OK), 0);
     EXPECT_EQ(sh("RINGSCOPE_TRACEFS=/nonexistent/tracing " + kRs + " extract -o " + dir + "/y.dat > " + dir +
                  "/log2 2>&1"),
               1);
-    EXPECT_NE(slurp(dir + "/log2").find("tracefs not found"), std::string::npos);
+    EXPECT_NE(read_file(dir + "/log2").find("tracefs not found"), std::string::npos);
 }
 
 TEST(CaptureFaults, TracefsNotWritable) {
@@ -46,7 +46,7 @@ TEST(CaptureFaults, TracefsNotWritable) {
     const int rc = sh("setpriv --reuid=65534 --regid=65534 --clear-groups " + kRs + " record -B " + inst +
                       " -e sched -o " + dir + "/x.dat -- true > " + dir + "/log 2>&1");
     EXPECT_EQ(rc, 1);
-    const std::string log = slurp(dir + "/log");
+    const std::string log = read_file(dir + "/log");
     EXPECT_NE(log.find("Permission denied"), std::string::npos) << log;
     EXPECT_NE(log.find(root), std::string::npos) << log;
     EXPECT_FALSE(instance_exists(root, inst));
@@ -57,7 +57,7 @@ TEST(CaptureFaults, TracefsNotWritable) {
     const int rc2 = sh("setpriv --reuid=65534 --regid=65534 --clear-groups " + kRs + " record -e sched -o " +
                        dir + "/y.dat -- true > " + dir + "/log2 2>&1");
     EXPECT_EQ(rc2, 1);
-    const std::string log2 = slurp(dir + "/log2");
+    const std::string log2 = read_file(dir + "/log2");
     EXPECT_NE(log2.find(root), std::string::npos) << log2;
     EXPECT_NE(log2.find("Permission denied"), std::string::npos) << log2;
     EXPECT_EQ(*top->enabled_events(), *before);
@@ -69,7 +69,7 @@ TEST(CaptureFaults, TracefsNotWritable) {
         const int rc3 =
             sh("unshare -m sh -c 'mount -o remount,bind,ro " + root + " && " + kRs + " record -B " + inst2 +
                " -e sched -o " + dir + "/z.dat -- true' > " + dir + "/log3 2>&1");
-        const std::string log3 = slurp(dir + "/log3");
+        const std::string log3 = read_file(dir + "/log3");
         if (log3.find("mount:") == std::string::npos) {
             EXPECT_EQ(rc3, 1) << log3;
             EXPECT_NE(log3.find("cannot create instance"), std::string::npos) << log3;
@@ -78,7 +78,7 @@ TEST(CaptureFaults, TracefsNotWritable) {
         }
         const int rc4 = sh("unshare -m sh -c 'mount -o remount,bind,ro " + root + " && " + kRs +
                            " record -e sched -o " + dir + "/w.dat -- true' > " + dir + "/log4 2>&1");
-        const std::string log4 = slurp(dir + "/log4");
+        const std::string log4 = read_file(dir + "/log4");
         if (log4.find("mount:") == std::string::npos) {
             EXPECT_EQ(rc4, 1) << log4;
             EXPECT_NE(log4.find("Read-only file system"), std::string::npos) << log4;
@@ -98,7 +98,7 @@ TEST(CaptureFaults, InstanceThatExistsIsNotTouched) {
     const int rc =
         sh(kRs + " record -B " + name + " -e sched -o " + dir + "/x.dat -- true > " + dir + "/log 2>&1");
     EXPECT_EQ(rc, 1);
-    const std::string log = slurp(dir + "/log");
+    const std::string log = read_file(dir + "/log");
     EXPECT_NE(log.find("already exists"), std::string::npos) << log;
     // Someone else's instance: still there, its events as they were.
     EXPECT_TRUE(instance_exists(root, name));
@@ -126,7 +126,7 @@ TEST(CaptureFaults, DiskFullWhileRecording) {
     const int rc = sh(kRs + " record -B " + inst + " -b 4096 -e sched:sched_process_exit -o " + mnt +
                       "/x.dat --compression none -- " MARKER_WRITER_BIN " " + root + "/instances/" + inst +
                       "/trace_marker 600000 > " + dir + "/log 2>&1");
-    const std::string log = slurp(dir + "/log");
+    const std::string log = read_file(dir + "/log");
     EXPECT_EQ(rc, 1) << log;
     EXPECT_NE(log.find("No space left on device"), std::string::npos) << log;
     EXPECT_NE(log.find("holds the data captured up to then"), std::string::npos) << log;
@@ -136,13 +136,13 @@ TEST(CaptureFaults, DiskFullWhileRecording) {
     auto rd = io::TraceDatReader::open(mnt + "/x.dat");
     EXPECT_TRUE(rd) << rd.error().to_string();
     EXPECT_EQ(sh(kRs + " report -N " + mnt + "/x.dat > " + dir + "/x.txt 2> " + dir + "/x.err"), 0)
-        << slurp(dir + "/x.err");
-    const std::string text = slurp(dir + "/x.txt");
+        << read_file(dir + "/x.err");
+    const std::string text = read_file(dir + "/x.txt");
     EXPECT_NE(text.find("tracing_mark_write: n=0\n"), std::string::npos);
     EXPECT_EQ(text.find("tracing_mark_write: n=599999\n"), std::string::npos);
     if (sh("trace-cmd -h > /dev/null 2>&1") != 127) {
         EXPECT_EQ(sh("trace-cmd report -N " + mnt + "/x.dat > " + dir + "/x.tc 2>/dev/null"), 0);
-        EXPECT_EQ(slurp(dir + "/x.tc"), text);
+        EXPECT_EQ(read_file(dir + "/x.tc"), text);
     }
     ::umount2(mnt.c_str(), MNT_DETACH);
 }

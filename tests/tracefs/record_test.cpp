@@ -55,10 +55,10 @@ int record_markers(const std::string& root, const std::string& dir, const std::s
 // `ringscope report -N FILE`; where trace-cmd is installed, it must print the same.
 std::string report_checked_against_trace_cmd(const std::string& file) {
     EXPECT_EQ(sh(kRs + " report -N " + file + " > " + file + ".txt 2>/dev/null"), 0);
-    const std::string text = slurp(file + ".txt");
+    const std::string text = read_file(file + ".txt");
     if (have_trace_cmd()) {
         EXPECT_EQ(sh("trace-cmd report -N " + file + " > " + file + ".tc 2>/dev/null"), 0);
-        EXPECT_EQ(slurp(file + ".tc"), text) << "diff " << file << ".tc " << file << ".txt";
+        EXPECT_EQ(read_file(file + ".tc"), text) << "diff " << file << ".tc " << file << ".txt";
     }
     return text;
 }
@@ -80,7 +80,7 @@ TEST(Record, TraceCmdReadsWhatRingscopeReads) {
                      " -- sh -c '" + MARKER_WRITER_BIN + " " + root + "/instances/" + inst +
                      "/trace_marker 500; sleep 0.2' > " + f + ".log 2>&1"),
                   0)
-            << slurp(f + ".log");
+            << read_file(f + ".log");
         EXPECT_FALSE(instance_exists(root, inst));
         auto rd = io::TraceDatReader::open(f);
         ASSERT_TRUE(rd) << rd.error().to_string();
@@ -107,7 +107,7 @@ TEST(Record, TraceCmdReadsWhatRingscopeReads) {
             ASSERT_EQ(
                 sh("trace-cmd report " + std::string(flags) + " " + cmp + " > " + f + ".tc 2>/dev/null"), 0);
             ASSERT_EQ(sh(kRs + " report " + flags + " " + f + " > " + f + ".rs 2>/dev/null"), 0);
-            const std::string tc = slurp(f + ".tc"), rs = slurp(f + ".rs");
+            const std::string tc = read_file(f + ".tc"), rs = read_file(f + ".rs");
             EXPECT_EQ(report_markers(rs).size(), 500u);
             if (*flags) {
                 EXPECT_EQ(tc, rs) << "diff " << f << ".tc " << f << ".rs";
@@ -139,12 +139,12 @@ TEST(Record, NothingLostAtHighRate) {
     const std::string inst = unique_name("lossless");
     constexpr long kN = 200000;
     ASSERT_EQ(record_markers(root, dir, inst, "a.dat", kN, "-b 4096 --compression none"), 0)
-        << slurp(dir + "/a.dat.log");
-    const std::string log = slurp(dir + "/a.dat.log");
+        << read_file(dir + "/a.dat.log");
+    const std::string log = read_file(dir + "/a.dat.log");
     EXPECT_EQ(log.find("LOST"), std::string::npos) << log;
     ASSERT_EQ(sh(kRs + " report -N " + dir + "/a.dat > " + dir + "/a.txt 2> " + dir + "/a.err"), 0)
-        << slurp(dir + "/a.err");
-    const std::string text = slurp(dir + "/a.txt");
+        << read_file(dir + "/a.err");
+    const std::string text = read_file(dir + "/a.txt");
     const auto got = report_markers(text);
     ASSERT_EQ(got.size(), static_cast<size_t>(kN));
     for (long i = 0; i < kN; ++i)
@@ -195,8 +195,8 @@ TEST(Record, TinyBufferLossesAreShownAndStored) {
            dir + "/t.dat --compression none -- nice -n -39 " MARKER_WRITER_BIN " " + root + "/instances/" +
            inst + "/trace_marker 200000 > " + dir + "/t.log 2>&1"),
         0)
-        << slurp(dir + "/t.log");
-    const std::string log = slurp(dir + "/t.log");
+        << read_file(dir + "/t.log");
+    const std::string log = read_file(dir + "/t.log");
     EXPECT_NE(log.find("LOST"), std::string::npos) << log;
     EXPECT_NE(log.find("WARNING:"), std::string::npos) << log;
     auto rd = io::TraceDatReader::open(dir + "/t.dat");
@@ -212,7 +212,7 @@ TEST(Record, TinyBufferLossesAreShownAndStored) {
     EXPECT_GT(count(text, "EVENTS DROPPED]"), 0u);
     EXPECT_LT(report_markers(text).size(), 200000u);
     ASSERT_EQ(sh(kRs + " report --stat " + dir + "/t.dat > " + dir + "/t.stat 2>/dev/null"), 0);
-    EXPECT_NE(slurp(dir + "/t.stat").find("overrun: "), std::string::npos);
+    EXPECT_NE(read_file(dir + "/t.stat").find("overrun: "), std::string::npos);
 }
 
 TEST(Record, DateStoresTheWallClockOffset) {
@@ -222,7 +222,7 @@ TEST(Record, DateStoresTheWallClockOffset) {
     const std::string inst = unique_name("date");
     const long before = static_cast<long>(::time(nullptr));
     ASSERT_EQ(record_markers(root, dir, inst, "d.dat", 20, "--date --compression none"), 0)
-        << slurp(dir + "/d.dat.log");
+        << read_file(dir + "/d.dat.log");
     const long after = static_cast<long>(::time(nullptr));
     EXPECT_FALSE(instance_exists(root, inst));
     EXPECT_FALSE(instance_exists(root, "ringscope-date-" + std::to_string(::getpid())));
@@ -248,7 +248,7 @@ TEST(Record, Tsc2nsecStoresTheConversionOrFailsCleanly) {
     const std::string inst = unique_name("tsc");
     const auto conv = capture::read_tsc2nsec();
     const int rc = record_markers(root, dir, inst, "t.dat", 20, "--tsc2nsec --compression none");
-    const std::string log = slurp(dir + "/t.dat.log");
+    const std::string log = read_file(dir + "/t.dat.log");
     EXPECT_FALSE(instance_exists(root, inst));
     if (!conv) {
         // This machine: perf does not publish the TSC conversion, as trace-cmd --tsc2nsec also finds.
@@ -299,10 +299,10 @@ TEST(Record, SigintLeavesACompleteFileAndRestoresTheTopBuffer) {
     ::kill(pid, SIGINT);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(started) << slurp(dir + "/s.log");
+    ASSERT_TRUE(started) << read_file(dir + "/s.log");
     ASSERT_TRUE(WIFEXITED(status)) << status;
-    EXPECT_EQ(WEXITSTATUS(status), 0) << slurp(dir + "/s.log");
-    EXPECT_NE(slurp(dir + "/s.log").find("interrupted"), std::string::npos);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << read_file(dir + "/s.log");
+    EXPECT_NE(read_file(dir + "/s.log").find("interrupted"), std::string::npos);
 
     EXPECT_EQ(*top->enabled_events(), *before_events);
     EXPECT_EQ(*top->buffer_size_kb(), *before_kb);
@@ -313,12 +313,12 @@ TEST(Record, SigintLeavesACompleteFileAndRestoresTheTopBuffer) {
     auto rd = io::TraceDatReader::open(dir + "/s.dat");
     ASSERT_TRUE(rd) << rd.error().to_string();
     ASSERT_EQ(sh(kRs + " report -N " + dir + "/s.dat > " + dir + "/s.txt 2> " + dir + "/s.err"), 0)
-        << slurp(dir + "/s.err");
-    const std::string text = slurp(dir + "/s.txt");
+        << read_file(dir + "/s.err");
+    const std::string text = read_file(dir + "/s.txt");
     EXPECT_NE(text.find("sched_switch:"), std::string::npos);
     if (have_trace_cmd()) {
         ASSERT_EQ(sh("trace-cmd report -N " + dir + "/s.dat > " + dir + "/s.tc 2>/dev/null"), 0);
-        EXPECT_EQ(slurp(dir + "/s.tc"), text);
+        EXPECT_EQ(read_file(dir + "/s.tc"), text);
     }
 }
 
@@ -338,14 +338,14 @@ TEST(Extract, SavesTheInstanceBufferAsTraceCmdDoes) {
         ASSERT_EQ(sh(kRs + " extract -B " + inst_name + " --compression " + comp + " -o " + f + " > " + f +
                      ".log 2>&1"),
                   0)
-            << slurp(f + ".log");
+            << read_file(f + ".log");
         ASSERT_EQ(sh(kRs + " report -N " + f + " > " + f + ".rs 2>/dev/null"), 0);
-        const std::string rs = slurp(f + ".rs");
+        const std::string rs = read_file(f + ".rs");
         // Extract consumes: the first run has the markers, the second an empty buffer.
         EXPECT_EQ(report_markers(rs).size(), std::string(comp) == "none" ? 1000u : 0u);
         if (have_trace_cmd()) {
             ASSERT_EQ(sh("trace-cmd report -N " + f + " > " + f + ".tc 2>/dev/null"), 0);
-            EXPECT_EQ(slurp(f + ".tc"), rs);
+            EXPECT_EQ(read_file(f + ".tc"), rs);
         }
     }
     EXPECT_TRUE(instance_exists(root, inst_name));  // extract leaves the instance alone

@@ -19,9 +19,9 @@ TEST(Stream, PrintsMarkersLiveAsReportLines) {
            MARKER_WRITER_BIN + " " + root + "/instances/" + inst + "/trace_marker " + std::to_string(kN) +
            " > " + dir + "/out.txt 2> " + dir + "/err.txt"),
         0)
-        << slurp(dir + "/err.txt");
+        << read_file(dir + "/err.txt");
     EXPECT_FALSE(instance_exists(root, inst));
-    const std::string text = slurp(dir + "/out.txt");
+    const std::string text = read_file(dir + "/out.txt");
     // trace-cmd report's layout: comm right-aligned in 16, -pid left in 5, [CPU], time, name padded.
     const std::regex line(
         R"(^ *\S.{0,15}-\d+ +\[\d{3}\] +\d+\.\d{6}: print: {16}tracing_mark_write: n=(\d+)$)");

@@ -145,7 +145,7 @@ TEST_F(TracefsCpuTest, WriteAndPipeToDescriptors) {
             for (int n; (n = t->flush_write(fd)) > 0;) {
             }
             ::close(fd);
-            const std::string bytes = slurp(path);
+            const std::string bytes = read_file(path);
             data.assign(bytes.begin(), bytes.end());
         } else {
             // pipe(): one splice into a pipe the caller owns.
@@ -215,13 +215,13 @@ TEST(CpuWriteExample, RecordsMarkersLikeTheManPage) {
         "/stdout.txt 2>&1 & P=$!; for i in $(seq 50); do [ -d " + root +
         "/instances/cpu_write ] && break; sleep 0.05; done; taskset -c 0 " MARKER_WRITER_BIN " " + root +
         "/instances/cpu_write/trace_marker 2000 2>/dev/null; wait $P)";
-    ASSERT_EQ(sh(cmd), 0) << slurp(dir + "/stdout.txt");
-    const std::string log = slurp(dir + "/stdout.txt");
+    ASSERT_EQ(sh(cmd), 0) << read_file(dir + "/stdout.txt");
+    const std::string log = read_file(dir + "/stdout.txt");
     EXPECT_NE(log.find("stopping\n"), std::string::npos) << log;
     EXPECT_NE(log.find("joining "), std::string::npos) << log;
     EXPECT_NE(log.find("flushed 0\n"), std::string::npos) << log;
     EXPECT_FALSE(instance_exists(root, "cpu_write"));
-    const std::string bytes = slurp(out);
+    const std::string bytes = read_file(out);
     ASSERT_GT(bytes.size(), 0u);
     const uint32_t sb = static_cast<uint32_t>(::sysconf(_SC_PAGESIZE));
     std::vector<uint8_t> data(bytes.begin(), bytes.end());
@@ -271,7 +271,7 @@ TEST(TracefsCpuFromFd, ReadsWritesAndStopsOnAPipe) {
     for (int n; (n = t->write(fd, true)) > 0;) total += n;
     EXPECT_EQ(total, 8192);
     ::close(fd);
-    const std::string out = slurp(dir + "/out");
+    const std::string out = read_file(dir + "/out");
     ASSERT_EQ(out.size(), 8192u);
     EXPECT_EQ(0, std::memcmp(out.data(), page.data(), 8192));
 

@@ -15,8 +15,11 @@
 #include <gtest/gtest.h>
 
 #include <ringscope/tracefs.hpp>
+#include "tests/support/file_text.hpp"
 
 namespace rs_tracefs_test {
+
+using ringscope::test::read_file;
 
 // Recordings of colleagues and tests serialize on this lock.
 class TracefsLock {
@@ -70,13 +73,6 @@ inline int sh(const std::string& cmd) {
     if (st == -1) return -1;
     if (WIFEXITED(st)) return WEXITSTATUS(st);
     return 128 + WTERMSIG(st);
-}
-
-inline std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 // A fresh scratch directory under the build tree.
