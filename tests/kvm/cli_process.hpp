@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/shell_command.hpp"
+
 namespace kvm_test {
 
-struct Proc {
-    int status = -1;  // exit code, -1 when the command did not exit normally
-    std::string out;
-};
-
-Proc run(const std::string& cmd);
+using Proc = ringscope::test::ShellResult;
+inline Proc run(const std::string& cmd) {
+    return ringscope::test::run_shell(cmd);
+}
 
 std::vector<std::string> split_lines(const std::string& s);
 

@@ -36,7 +36,7 @@ TEST_P(Captured, DumpPagesMatchesLibtraceevent) {
 }
 
 TEST_P(Captured, KbufferReadExampleMatchesLibtraceevent) {
-    auto r = test::run(std::string(KBUFFER_READ_BIN) + " " + raw());
+    auto r = test::run_shell(std::string(KBUFFER_READ_BIN) + " " + raw());
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(r.out, test::read_text(expected(".kbuffer_read")));
 }
@@ -159,12 +159,12 @@ TEST(DumpPages, UnreadableInput) {
 }
 
 TEST(KbufferRead, UsageAndMissingFile) {
-    auto r = test::run(std::string(KBUFFER_READ_BIN));
+    auto r = test::run_shell(std::string(KBUFFER_READ_BIN));
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(r.out, std::string("usage: ") + KBUFFER_READ_BIN +
                          " raw-subbuffer-page\n Try: dd count=1 bs=4096 "
                          "if=/sys/kernel/tracing/per_cpu/cpu0/trace_pipe_raw of=/tmp/file\n");
-    r = test::run(std::string(KBUFFER_READ_BIN) + " /nonexistent/page 2>/dev/null");
+    r = test::run_shell(std::string(KBUFFER_READ_BIN) + " /nonexistent/page 2>/dev/null");
     EXPECT_EQ(r.status, 255);
     EXPECT_EQ(r.out, "");
 }
@@ -237,11 +237,11 @@ TEST(DumpPagesCli, MatchesLibtraceevent) {
     if (!std::filesystem::exists(bin)) GTEST_SKIP() << bin << " is not built";
     for (const auto& c : kCaptures) {
         const std::string size = c.subbuf_size == 4096 ? "" : " " + std::to_string(c.subbuf_size);
-        auto r = test::run(bin + " dump-pages " + test::data_dir() + "/" + c.name + ".raw" + size);
+        auto r = test::run_shell(bin + " dump-pages " + test::data_dir() + "/" + c.name + ".raw" + size);
         EXPECT_EQ(r.status, 0) << c.name;
         EXPECT_EQ(r.out, test::read_text(test::data_dir() + "/expected/" + c.name + ".dump")) << c.name;
     }
-    auto r = test::run(bin + " dump-pages /nonexistent/ringscope.raw 2>/dev/null");
+    auto r = test::run_shell(bin + " dump-pages /nonexistent/ringscope.raw 2>/dev/null");
     EXPECT_EQ(r.status, 1);
 }
 

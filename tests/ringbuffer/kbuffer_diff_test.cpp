@@ -149,12 +149,13 @@ TEST(KbufferDiff, EveryOperationOnHandBuiltPages) {
 TEST(KbufferDiff, OracleProgramsAgree) {
     for (const auto& [name, size] : captures()) {
         const std::string raw = test::data_dir() + "/" + name + ".raw";
-        auto want = test::run(std::string(KBUFFER_DUMP_ORACLE) + " " + raw + " " + std::to_string(size));
+        auto want =
+            test::run_shell(std::string(KBUFFER_DUMP_ORACLE) + " " + raw + " " + std::to_string(size));
         ASSERT_EQ(want.status, 0);
         auto got = test::dump(raw, size_t{size});
         EXPECT_EQ(got.out, want.out) << name;
-        auto want_read = test::run(std::string(KBUFFER_READ_ORACLE) + " " + raw);
-        auto got_read = test::run(std::string(KBUFFER_READ_BIN) + " " + raw);
+        auto want_read = test::run_shell(std::string(KBUFFER_READ_ORACLE) + " " + raw);
+        auto got_read = test::run_shell(std::string(KBUFFER_READ_BIN) + " " + raw);
         EXPECT_EQ(got_read.out, want_read.out) << name;
         EXPECT_EQ(got_read.status, want_read.status) << name;
     }
@@ -167,8 +168,8 @@ TEST(KbufferDiff, OracleProgramsAgree) {
             }
             const std::string path = test::temp_path("hand.raw");
             test::write_bytes(path, file);
-            auto want = test::run(std::string(KBUFFER_DUMP_ORACLE) + " " + path + " 4096 " +
-                                  (big ? "big " : "little ") + std::to_string(lsize));
+            auto want = test::run_shell(std::string(KBUFFER_DUMP_ORACLE) + " " + path + " 4096 " +
+                                        (big ? "big " : "little ") + std::to_string(lsize));
             auto layout =
                 SubBufferLayout::make(big ? SubBufferEndian::big : SubBufferEndian::little,
                                       lsize == 4 ? SubBufferLongSize::four : SubBufferLongSize::eight, 4096);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "framework/ringbuffer/page_dump.hpp"
+#include "tests/support/shell_command.hpp"
 
 namespace ringscope::test {
 
@@ -32,24 +33,6 @@ inline std::string read_text(const std::string& path) {
 inline void write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-}
-
-struct RunResult {
-    std::string out;
-    int status = -1;  // exit code, -1 when it did not exit normally
-};
-
-// Runs a shell command and collects its stdout.
-inline RunResult run(const std::string& cmd) {
-    RunResult r;
-    std::FILE* p = popen(cmd.c_str(), "r");
-    if (!p) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return r;
 }
 
 struct DumpResult {

@@ -1,9 +1,7 @@
 #include "run_cli.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -22,15 +20,8 @@ Cmd sh(const std::string& cmd) {
     std::string errf = std::string(RINGSCOPE_BINARY_DIR) + "/tests/runs-tmp/stderr." +
                        std::to_string(::getpid()) + "." + std::to_string(n++);
     fs::create_directories(fs::path(errf).parent_path());
-    Cmd r;
-    FILE* p = popen((cmd + " 2>'" + errf + "'").c_str(), "r");
-    if (!p) return r;
-    char buf[65536];
-    size_t k;
-    while ((k = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, k);
-    int st = pclose(p);
-    r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.err = read_file(errf);
+    const ShellResult shell = run_shell(cmd + " 2>'" + errf + "'");
+    Cmd r{shell.status, shell.out, read_file(errf)};
     fs::remove(errf);
     return r;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tests/support/file_text.hpp"
+#include "tests/support/shell_command.hpp"
 
 namespace ringscope::test {
 

@@ -24,9 +24,4 @@ std::string guest_kallsyms_path() {
     return path;
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 }  // namespace symbols_test

@@ -3,10 +3,12 @@
 
 #include <string>
 
+#include "tests/support/file_text.hpp"
+
 namespace symbols_test {
 
 // The test data directory's guest kallsyms, decompressed once into the build dir ("" when xz fails).
 std::string guest_kallsyms_path();
-std::string read_file(const std::string& path);
+using ringscope::test::read_file;
 
 }  // namespace symbols_test
