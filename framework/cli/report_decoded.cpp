@@ -1,8 +1,10 @@
 #include "framework/cli/report_decoded.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include <ringscope/decoder.hpp>
 #include <ringscope/handler.hpp>
@@ -103,7 +105,7 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 }
 
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format) {
+                   std::string_view format, int threads) {
     symbols::ResolverRegistry resolvers;
     for (const auto& r : ctx.plugins().resolvers()) resolvers.add(r.domain, r.resolver);
 
@@ -128,6 +130,8 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
             return kExitRuntime;
         }
         InputSource src{path, -1, head, bytes};
+        src.threads =
+            threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         auto stream = d->open(src, resolvers);
         if (!stream) {
             ctx.error(Error(std::move(stream).error()).in_file(path).to_string());
