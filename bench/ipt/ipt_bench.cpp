@@ -1,4 +1,4 @@
-// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write FILE.pt]
+// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query|events] [--write FILE.pt]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -331,11 +331,11 @@ int main(int argc, char** argv) {
     std::string only;      // one measurement (for a profiler), else all
     std::string write_to;  // the stream, for timing `ringscope ipt dump|summary -j` on it
     auto usage = [&] {
-        std::fprintf(
-            stderr,
-            "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write "
-            "FILE.pt]\n",
-            argv[0]);
+        std::fprintf(stderr,
+                     "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only "
+                     "packets|next|sync|query|events] [--write "
+                     "FILE.pt]\n",
+                     argv[0]);
         return 2;
     };
     for (int i = 1; i < argc; ++i) {
@@ -350,7 +350,8 @@ int main(int argc, char** argv) {
             write_to = argv[++i];
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
-            if (only != "packets" && only != "next" && only != "sync" && only != "query") return usage();
+            if (only != "packets" && only != "next" && only != "sync" && only != "query" && only != "events")
+                return usage();
         } else {
             return usage();
         }
@@ -400,6 +401,10 @@ int main(int argc, char** argv) {
     if (wanted("query")) {
         auto [q1, q2] = timed([&] { return our_query(ours); }, [&] { return their_query(theirs); });
         report("query", "q", mb, q1, q2);
+    }
+    if (only == "events") {
+        Result r = run_once([&] { return our_events(ours, threads); });
+        std::printf("events -j%u: %.2f s wall, %" PRIu64 " events\n", threads, r.wall, r.items);
     }
     if (threads > 1 && only.empty()) {
         // Wall time is the point here; the process's CPU time (all threads) beside it. Median of

@@ -23,10 +23,12 @@ EventSequence::EventSequence(const Config& config, const EventBuilder& builder, 
         cuts_.clear();
         return;
     }
-    parts_.resize(cuts_.size() - 1);
-    counts_.parts = parts_.size();
+    parts_ = cuts_.size() - 1;
+    counts_.parts = parts_;
     const unsigned workers = threads - 1;
-    pipeline_ = std::make_unique<OrderedPipeline>(parts_.size(), workers, static_cast<size_t>(workers) + 2,
+    // A part's slot is reused (with its buffer) once the part that had it is released.
+    slots_.resize(static_cast<size_t>(workers) + 2);
+    pipeline_ = std::make_unique<OrderedPipeline>(parts_, workers, slots_.size(),
                                                   [this](size_t i) { decode_part(i); });
 }
 
@@ -34,8 +36,14 @@ EventSequence::~EventSequence() {
     pipeline_.reset();
 }
 
+EventSequence::Part& EventSequence::slot(size_t i) {
+    return slots_[i % slots_.size()];
+}
+
 void EventSequence::decode_part(size_t i) {
-    Part& part = parts_[i];
+    Part& part = slot(i);
+    part.records.clear();
+    part.converged = false;
     PacketDecoder decoder(config_);
     decoder.sync_set(cuts_[i]);
     EventState state;
@@ -61,7 +69,6 @@ void EventSequence::decode_part(size_t i) {
 
 void EventSequence::release_current() {
     if (next_part_ == 0) return;
-    parts_[next_part_ - 1] = Part{};
     pipeline_->release(next_part_ - 1);
 }
 
@@ -70,14 +77,14 @@ bool EventSequence::advance() {
     carry_.get_offset(at);
     for (;;) {
         release_current();
-        if (next_part_ >= parts_.size()) {
+        if (next_part_ >= parts_) {
             // Only the end of the stream leaves the last part; should it not, decode on serially.
             limit_ = config_.end;
             return !state_.done;
         }
         const size_t i = next_part_++;
         pipeline_->wait(i);
-        const Part& part = parts_[i];
+        const Part& part = slot(i);
         const uint64_t stop = cuts_[i + 1];
         if (cuts_[i] == at) {
             if (part.converged) {
@@ -105,7 +112,7 @@ bool EventSequence::next(EventView& out) {
     }
     for (;;) {
         if (reading_) {
-            const Part& part = parts_[next_part_ - 1];
+            const Part& part = slot(next_part_ - 1);
             if (cursor_ < part.records.size()) {
                 Record r;
                 std::memcpy(&r, part.records.data() + cursor_, sizeof r);
@@ -136,10 +143,10 @@ bool EventSequence::next(EventView& out) {
             const size_t i = next_part_ - 1;
             uint64_t at = 0;
             carry_.get_offset(at);
-            if (at == parts_[i].converged_at) {
+            if (at == slot(i).converged_at) {
                 ++counts_.joined;
                 reading_ = true;
-                cursor_ = parts_[i].converged_record;
+                cursor_ = slot(i).converged_record;
                 continue;
             }
             // The serial decode did not meet the worker's converged point (it cannot: both

@@ -61,6 +61,7 @@ class EventSequence {
         int64_t missed;
     };
 
+    Part& slot(size_t i);
     void decode_part(size_t i);
     // Moves to the next part the serial decode needs; false when there is none.
     bool advance();
@@ -69,7 +70,8 @@ class EventSequence {
     Config config_;
     const EventBuilder& builder_;
     std::vector<uint64_t> cuts_;
-    std::vector<Part> parts_;
+    size_t parts_ = 0;
+    std::vector<Part> slots_;
     std::unique_ptr<OrderedPipeline> pipeline_;
 
     // The serial decode: it makes the events of prefixes and of parts that are not used.
