@@ -4,7 +4,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include <ringscope/decoder.hpp>
 #include <ringscope/handler.hpp>
@@ -130,8 +129,7 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
             return kExitRuntime;
         }
         InputSource src{path, -1, head, bytes};
-        src.threads =
-            threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        src.threads = std::max(threads, 1);
         auto stream = d->open(src, resolvers);
         if (!stream) {
             ctx.error(Error(std::move(stream).error()).in_file(path).to_string());

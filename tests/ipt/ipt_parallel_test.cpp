@@ -360,10 +360,12 @@ TEST(IptParallel, FreshPartsDifferBeforeTheyConverge) {
         ri::PacketDecoder decoder(config);
         decoder.sync_set(cut);
         ri::EventState state;
-        ri::BuiltEvent e;
+        std::vector<uint8_t> payload;
+        ri::BuiltEvent e{.bytes = &payload};
         for (; at != serial.end() && builder.next(decoder, state, e, config.end); ++at) {
+            std::span<const uint8_t> payload_bytes = e.payload();
             std::string mine = std::to_string(e.ts) + " " + std::to_string(e.missed) + " " +
-                               std::string(e.payload.begin(), e.payload.end());
+                               std::string(payload_bytes.begin(), payload_bytes.end());
             bool converged = state.converged();
             if (mine != at->second) ++(converged ? differ_after : differ_before);
             if (converged) ++compared_after;

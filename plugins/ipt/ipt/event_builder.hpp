@@ -3,7 +3,9 @@
 // decoder so that parts of a stream can be decoded on threads and joined (event_parts.hpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,11 +58,16 @@ struct EventState {
     bool converged() const noexcept { return time_known && ip_known; }
 };
 
+// An event: its payload is written into *bytes from base on, to the end (what lies before base is
+// the caller's: report -j keeps a part's events in one buffer).
 struct BuiltEvent {
     TypeIndex type = t_psb;
     uint64_t ts = 0;
     int64_t missed = 0;
-    std::vector<uint8_t> payload;
+    std::vector<uint8_t>* bytes = nullptr;
+    size_t base = 0;
+
+    std::span<const uint8_t> payload() const noexcept { return {bytes->data() + base, bytes->size() - base}; }
 };
 
 class EventBuilder {

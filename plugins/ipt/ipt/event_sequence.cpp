@@ -16,6 +16,7 @@ constexpr size_t padded(size_t size) noexcept {
 EventSequence::EventSequence(const Config& config, const EventBuilder& builder, unsigned threads,
                              uint64_t part_bytes)
     : config_(config), builder_(builder), carry_(config), limit_(config.end) {
+    built_.bytes = &payload_;
     if (threads <= 1) return;
     cuts_ = psb_cuts(config, part_bytes);
     if (cuts_.size() < 3) {
@@ -47,20 +48,25 @@ void EventSequence::decode_part(size_t i) {
     PacketDecoder decoder(config_);
     decoder.sync_set(cuts_[i]);
     EventState state;
-    BuiltEvent event;
+    std::vector<uint8_t>& records = part.records;
+    BuiltEvent event{.bytes = &records};
     const uint8_t* stop = config_.begin + cuts_[i + 1];
     for (;;) {
         if (!part.converged && state.converged()) {
             part.converged = true;
             decoder.get_offset(part.converged_at);
-            part.converged_record = part.records.size();
+            part.converged_record = records.size();
         }
-        if (!builder_.next(decoder, state, event, stop)) break;
-        Record r{event.type, static_cast<uint32_t>(event.payload.size()), event.ts, event.missed};
-        size_t at = part.records.size();
-        part.records.resize(at + sizeof r + padded(event.payload.size()));
-        std::memcpy(part.records.data() + at, &r, sizeof r);
-        std::memcpy(part.records.data() + at + sizeof r, event.payload.data(), event.payload.size());
+        // The payload goes straight after its record's header, which is filled in then.
+        const size_t at = records.size();
+        event.base = at + sizeof(Record);
+        if (!builder_.next(decoder, state, event, stop)) {
+            records.resize(at);
+            break;
+        }
+        Record r{event.type, static_cast<uint32_t>(records.size() - event.base), event.ts, event.missed};
+        std::memcpy(records.data() + at, &r, sizeof r);
+        records.resize(event.base + padded(r.size));
     }
     decoder.get_offset(part.reached);
     part.end.emplace(decoder);
@@ -134,7 +140,7 @@ bool EventSequence::next(EventView& out) {
             out.type = built_.type;
             out.ts = built_.ts;
             out.missed = built_.missed;
-            out.payload = std::span<const uint8_t>(built_.payload.data(), built_.payload.size());
+            out.payload = built_.payload();
             return true;
         }
         if (state_.done || !pipeline_) return false;

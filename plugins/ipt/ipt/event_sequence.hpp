@@ -77,6 +77,7 @@ class EventSequence {
     // The serial decode: it makes the events of prefixes and of parts that are not used.
     PacketDecoder carry_;
     EventState state_;
+    std::vector<uint8_t> payload_;
     BuiltEvent built_;
     const uint8_t* limit_;
     bool started_ = false;
