@@ -1,4 +1,4 @@
-// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write FILE.pt]
+// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query|events] [--write FILE.pt]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -7,7 +7,7 @@
 //   sync     - PSB search over the whole stream (pt_pkt_sync_forward loop)
 //   query    - a flow decoder's query loop (sync, cond/indirect branches, events, time)
 // and, with -j, ringscope's packet decoding split at PSBs over threads, merged in order (what
-// `ipt dump -j` and `ipt summary -j` use).
+// `ipt dump -j` and `ipt summary -j` use), and the events of `ringscope report -j FILE.pt`.
 // Ours and libipt's runs alternate; each figure is the median of five runs, MB/s from the CPU time
 // of the decoding thread (the machine is shared), with the ratio of wall times beside it.
 #include <intel-pt.h>
@@ -23,12 +23,15 @@
 #include <vector>
 
 #include "ipt/errors.hpp"
+#include "ipt/event_builder.hpp"
+#include "ipt/event_sequence.hpp"
 #include "ipt/packet_decoder.hpp"
 #include "ipt/psb_parts.hpp"
 #include "ipt/psb_search.hpp"
 #include "ipt/query_decoder.hpp"
 #include "ipt/trace_file.hpp"
 #include "ipt_stream_generator.hpp"
+#include "no_symbols.hpp"
 
 namespace ri = ringscope::ipt;
 
@@ -284,6 +287,24 @@ Result our_packets_parallel(const ri::Config& config, unsigned threads) {
     return r;
 }
 
+// The events of the "ipt" input format (what `ringscope report FILE.pt` prints), serially or in
+// parts on threads (what `report -j` uses): the checksum covers every event's type, time and payload.
+Result our_events(const ri::Config& config, unsigned threads) {
+    ri::testing::NoSymbols resolvers;
+    ri::EventBuilder builder(config, resolvers, "bench.pt");
+    ri::EventSequence sequence(config, builder, threads, 256 << 10);
+    Result r;
+    uint64_t items = 0, check = 0;
+    ri::EventView e;
+    while (sequence.next(e)) {
+        ++items;
+        check += e.ts + e.type + e.payload.size() + e.payload.back();
+    }
+    r.items = items;
+    r.check = check;
+    return r;
+}
+
 double process_cpu_seconds() {
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -310,11 +331,11 @@ int main(int argc, char** argv) {
     std::string only;      // one measurement (for a profiler), else all
     std::string write_to;  // the stream, for timing `ringscope ipt dump|summary -j` on it
     auto usage = [&] {
-        std::fprintf(
-            stderr,
-            "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query] [--write "
-            "FILE.pt]\n",
-            argv[0]);
+        std::fprintf(stderr,
+                     "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only "
+                     "packets|next|sync|query|events] [--write "
+                     "FILE.pt]\n",
+                     argv[0]);
         return 2;
     };
     for (int i = 1; i < argc; ++i) {
@@ -329,7 +350,8 @@ int main(int argc, char** argv) {
             write_to = argv[++i];
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
-            if (only != "packets" && only != "next" && only != "sync" && only != "query") return usage();
+            if (only != "packets" && only != "next" && only != "sync" && only != "query" && only != "events")
+                return usage();
         } else {
             return usage();
         }
@@ -363,12 +385,10 @@ int main(int argc, char** argv) {
     ri::Config ours = our_config(bytes);
     pt_config theirs = their_config(bytes);
     auto wanted = [&](const char* name) { return only.empty() || only == name; };
-    Result p1;
     if (wanted("packets")) {
         auto [ours_p, theirs_p] =
             timed([&] { return our_packets(ours); }, [&] { return their_packets(theirs); });
         report("packets", "pkt", mb, ours_p, theirs_p);
-        p1 = ours_p;
     }
     if (wanted("next")) {
         auto [p3, p4] = timed([&] { return our_packets_next(ours); }, [&] { return their_packets(theirs); });
@@ -382,25 +402,37 @@ int main(int argc, char** argv) {
         auto [q1, q2] = timed([&] { return our_query(ours); }, [&] { return their_query(theirs); });
         report("query", "q", mb, q1, q2);
     }
+    if (only == "events") {
+        Result r = run_once([&] { return our_events(ours, threads); });
+        std::printf("events -j%u: %.2f s wall, %" PRIu64 " events\n", threads, r.wall, r.items);
+    }
     if (threads > 1 && only.empty()) {
         // Wall time is the point here; the process's CPU time (all threads) beside it. Median of
         // kRuns runs, interleaved with the serial decode; with other work on the cores the wall
         // figure shows how much of a second core was free.
-        std::vector<Result> par, ser;
-        for (int i = 0; i < kRuns; ++i) {
-            double c0 = process_cpu_seconds();
-            Result r = run_once([&] { return our_packets_parallel(ours, threads); });
-            r.seconds = process_cpu_seconds() - c0;
-            par.push_back(r);
-            ser.push_back(run_once([&] { return our_packets(ours); }));
-        }
-        Result j = median(par), one = median(ser);
-        std::printf(
-            "packets -j%u ringscope %8.1f MB/s %8.2f Mpkt/s wall (%.2f s wall, %.2f s cpu; -j1 %.2f s "
-            "wall: x%.2f) (%s the serial decode)\n",
-            threads, mb / j.wall, static_cast<double>(j.items) / j.wall / 1e6, j.wall, j.seconds, one.wall,
-            one.wall / j.wall,
-            (j.items == p1.items && j.check == p1.check) ? "same packets as" : "DIFFERENT from");
+        auto parallel = [&](const char* what, const char* unit, auto&& many, auto&& one_thread) {
+            std::vector<Result> par, ser;
+            for (int i = 0; i < kRuns; ++i) {
+                double c0 = process_cpu_seconds();
+                Result r = run_once(many);
+                r.seconds = process_cpu_seconds() - c0;
+                par.push_back(r);
+                ser.push_back(run_once(one_thread));
+            }
+            Result j = median(par), one = median(ser);
+            std::printf(
+                "%s -j%u ringscope %8.1f MB/s %8.2f M%s/s wall (%.2f s wall, %.2f s cpu; -j1 %.2f s "
+                "wall, %.2f s cpu: x%.2f) (%s -j1)\n",
+                what, threads, mb / j.wall, static_cast<double>(j.items) / j.wall / 1e6, unit, j.wall,
+                j.seconds, one.wall, one.seconds, one.wall / j.wall,
+                (j.items == one.items && j.check == one.check) ? "same results as" : "DIFFERENT from");
+            std::fflush(stdout);
+        };
+        parallel(
+            "packets", "pkt", [&] { return our_packets_parallel(ours, threads); },
+            [&] { return our_packets(ours); });
+        parallel(
+            "events", "ev", [&] { return our_events(ours, threads); }, [&] { return our_events(ours, 1); });
     }
     return 0;
 }

@@ -1111,7 +1111,8 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
         return report_decoded(ctx, paths, o.input_format,
                               o.format == Format::json  ? "json"
                               : o.format == Format::csv ? "csv"
-                                                        : "text");
+                                                        : "text",
+                              o.jobs);
     }
     ReportRun run(ctx, std::move(o));
     return run.run();

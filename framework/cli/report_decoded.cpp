@@ -1,5 +1,6 @@
 #include "framework/cli/report_decoded.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -103,7 +104,7 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 }
 
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format) {
+                   std::string_view format, int threads) {
     symbols::ResolverRegistry resolvers;
     for (const auto& r : ctx.plugins().resolvers()) resolvers.add(r.domain, r.resolver);
 
@@ -128,6 +129,7 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
             return kExitRuntime;
         }
         InputSource src{path, -1, head, bytes};
+        src.threads = std::max(threads, 1);
         auto stream = d->open(src, resolvers);
         if (!stream) {
             ctx.error(Error(std::move(stream).error()).in_file(path).to_string());

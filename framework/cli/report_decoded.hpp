@@ -16,8 +16,10 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 
 // Prints every event of `paths` (each read by the decoder `input_format` names, or by the one whose
 // probe answers highest), merged in time order. Returns 0, or 1 after a one-line error.
-// `format` is "text" (report's lines), "json" (JSON Lines) or "csv".
+// `format` is "text" (report's lines), "json" (JSON Lines) or "csv". `threads` (an explicit report
+// -j; 0, its default, means 1 here) is passed to the decoders, which may decode in parallel with the
+// same output.
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format = "text");
+                   std::string_view format = "text", int threads = 1);
 
 }  // namespace ringscope::cli

@@ -13,6 +13,8 @@
 
 #include <ringscope/plugin.hpp>
 
+#include "no_symbols.hpp"
+
 namespace {
 
 class Registry : public ringscope::PluginRegistry {
@@ -26,16 +28,6 @@ class Registry : public ringscope::PluginRegistry {
 
     std::vector<std::shared_ptr<ringscope::Decoder>> decoders;
     std::vector<ringscope::Command> commands;
-};
-
-class Resolvers : public ringscope::ResolverService {
-  public:
-    void add(std::string, std::shared_ptr<const ringscope::SymbolResolver>) override {}
-    std::optional<ringscope::Symbol> lookup(std::string_view, uint64_t) const override {
-        return std::nullopt;
-    }
-    bool has(std::string_view) const override { return false; }
-    std::vector<std::string> domains() const override { return {}; }
 };
 
 class Env : public ringscope::CommandEnv {
@@ -59,7 +51,7 @@ class Env : public ringscope::CommandEnv {
     size_t len_ = 0;
     std::FILE* out_;
     std::FILE* err_;
-    Resolvers resolvers_;
+    ringscope::ipt::testing::NoSymbols resolvers_;
 };
 
 TEST(IptPlugin, LoadsAndRegisters) {

@@ -12,38 +12,13 @@
 #include <ringscope/resolver.hpp>
 
 #include "ipt/errors.hpp"
-#include "ipt/last_ip.hpp"
+#include "ipt/event_builder.hpp"
+#include "ipt/event_sequence.hpp"
 #include "ipt/packet_decoder.hpp"
-#include "ipt/psb_search.hpp"
-#include "ipt/timing.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
 namespace {
-
-enum TypeIndex : uint32_t {
-    t_psb,
-    t_tnt,
-    t_tip,
-    t_tip_pge,
-    t_tip_pgd,
-    t_fup,
-    t_mode,
-    t_pip,
-    t_vmcs,
-    t_tsc,
-    t_mtc,
-    t_cyc,
-    t_cbr,
-    t_ovf,
-    t_ptw,
-    t_pwre,
-    t_pwrx,
-    t_mwait,
-    t_exstop,
-    t_stop,
-    t_count,
-};
 
 struct FieldSpec {
     const char* name;
@@ -169,233 +144,43 @@ class IptContext : public TraceContext {
     std::vector<std::unique_ptr<EventType>> types_;
 };
 
+// Parts of this size are decoded on threads: a few MB of events each (bounded memory).
+constexpr uint64_t kPartBytes = 256 * 1024;
+
+Config stream_config(std::span<const uint8_t> bytes) {
+    Config config;
+    config.begin = bytes.data();
+    config.end = bytes.data() + bytes.size();
+    return config;
+}
+
 class IptStream : public EventStream {
   public:
     IptStream(TraceBytes owned, std::span<const uint8_t> bytes, std::string path,
-              const ResolverService& resolvers)
-        : owned_(std::move(owned)), ctx_(std::move(path), resolvers) {
-        config_.begin = bytes.data();
-        config_.end = bytes.data() + bytes.size();
-        decoder_ = std::make_unique<PacketDecoder>(config_);
-        payload_.reserve(256);
-    }
+              const ResolverService& resolvers, unsigned threads)
+        : owned_(std::move(owned)),
+          ctx_(path, resolvers),
+          config_(stream_config(bytes)),
+          builder_(config_, resolvers, std::move(path)),
+          events_(config_, builder_, threads, kPartBytes) {}
 
     const TraceContext& context() const override { return ctx_; }
     std::vector<const EventType*> types() const override { return ctx_.all(); }
-    Status status() const override { return status_; }
-    bool next(Event& out) override;
+    Status status() const override { return events_.status(); }
+    bool next(Event& out) override {
+        EventView e;
+        if (!events_.next(e)) return false;
+        out = Event(ctx_.type(e.type), &ctx_, e.payload, e.ts, 0, e.missed);
+        return true;
+    }
 
   private:
-    bool resync();
-    template <class T>
-    void put(uint32_t off, T v) {
-        std::memcpy(payload_.data() + off, &v, sizeof v);
-    }
-    void begin_payload(size_t size, uint64_t offset) {
-        payload_.assign(size, 0);
-        put<uint64_t>(0, offset);
-    }
-    void put_ip(uint64_t offset, const PacketIp& ip);
-
     TraceBytes owned_;
     IptContext ctx_;
     Config config_;
-    std::unique_ptr<PacketDecoder> decoder_;
-    LastIp last_ip_;
-    TimeState time_;
-    std::vector<uint8_t> payload_;
-    Status status_;
-    bool synced_ = false;
-    bool done_ = false;
-    int64_t missed_ = 0;
+    EventBuilder builder_;
+    EventSequence events_;
 };
-
-bool IptStream::resync() {
-    int err = decoder_->sync_forward();
-    if (err < 0) {
-        if (err != -pte_eos) {
-            status_ = Error(Errc::corrupt, std::string("cannot synchronize: ") + pt_error_string(err))
-                          .in_file(std::string(ctx_.source_name()));
-        }
-        done_ = true;
-        return false;
-    }
-    // Packets before this PSB were skipped: their state is gone.
-    last_ip_.init();
-    time_.init();
-    return true;
-}
-
-void IptStream::put_ip(uint64_t offset, const PacketIp& ip) {
-    begin_payload(20 + 4, offset);
-    last_ip_.update(ip);
-    uint64_t full = 0;
-    bool suppressed = last_ip_.query(&full) < 0;
-    put<uint64_t>(8, full);
-    put<uint8_t>(16, ip.ipc);
-    put<uint8_t>(17, suppressed ? 1 : 0);
-    std::string_view name;
-    std::string text;
-    if (!suppressed) {
-        if (auto sym = ctx_.resolvers().lookup(kKernelDomain, full)) {
-            text = ResolverService::format(*sym, full);
-            name = text;
-        }
-    }
-    auto at = static_cast<uint32_t>(payload_.size());
-    payload_.insert(payload_.end(), name.begin(), name.end());
-    payload_.push_back(0);
-    put<uint32_t>(20, (static_cast<uint32_t>(name.size() + 1) << 16) | at);
-}
-
-bool IptStream::next(Event& out) {
-    if (done_) return false;
-    if (!synced_) {
-        synced_ = true;
-        if (!resync()) return false;
-    }
-    for (;;) {
-        uint64_t offset = 0;
-        decoder_->get_offset(offset);
-        Packet pk;
-        int size = decoder_->next(pk);
-        if (size < 0) {
-            if (size == -pte_eos) {
-                done_ = true;
-                return false;
-            }
-            // A bad packet: skip to the next PSB; what lies between is lost.
-            missed_ = -1;
-            if (!resync()) return false;
-            continue;
-        }
-        const auto& p = pk.payload;
-        TypeIndex type;
-        switch (pk.type) {
-            case PacketType::psb:
-                type = t_psb;
-                begin_payload(8, offset);
-                break;
-            case PacketType::tnt_8:
-            case PacketType::tnt_64:
-                type = t_tnt;
-                begin_payload(17, offset);
-                put<uint64_t>(8, p.tnt.payload);
-                put<uint8_t>(16, p.tnt.bit_size);
-                break;
-            case PacketType::tip:
-            case PacketType::tip_pge:
-            case PacketType::tip_pgd:
-            case PacketType::fup:
-                type = pk.type == PacketType::tip       ? t_tip
-                       : pk.type == PacketType::tip_pge ? t_tip_pge
-                       : pk.type == PacketType::tip_pgd ? t_tip_pgd
-                                                        : t_fup;
-                put_ip(offset, p.ip);
-                break;
-            case PacketType::mode:
-                type = t_mode;
-                begin_payload(15, offset);
-                put<uint8_t>(8, p.mode.leaf == ModeLeaf::exec ? 0 : 1);
-                put<uint8_t>(9, p.mode.csl);
-                put<uint8_t>(10, p.mode.csd);
-                put<uint8_t>(11, p.mode.iflag);
-                put<uint8_t>(12, p.mode.intx);
-                put<uint8_t>(13, p.mode.abrt);
-                put<uint8_t>(14, p.mode.leaf == ModeLeaf::exec ? exec_mode_of(p.mode) : 0);
-                break;
-            case PacketType::pip:
-                type = t_pip;
-                begin_payload(17, offset);
-                put<uint64_t>(8, p.pip.cr3);
-                put<uint8_t>(16, p.pip.nr);
-                break;
-            case PacketType::vmcs:
-                type = t_vmcs;
-                begin_payload(16, offset);
-                put<uint64_t>(8, p.vmcs_base);
-                break;
-            case PacketType::tsc:
-                type = t_tsc;
-                time_.update_tsc(p.tsc);
-                begin_payload(16, offset);
-                put<uint64_t>(8, p.tsc);
-                break;
-            case PacketType::tma:
-                time_.update_tma(p.tma, config_);
-                continue;
-            case PacketType::mtc:
-                type = t_mtc;
-                time_.update_mtc(p.mtc, config_);
-                begin_payload(9, offset);
-                put<uint8_t>(8, p.mtc);
-                break;
-            case PacketType::cyc:
-                type = t_cyc;
-                begin_payload(16, offset);
-                put<uint64_t>(8, p.cyc);
-                break;
-            case PacketType::cbr:
-                type = t_cbr;
-                time_.update_cbr(p.cbr);
-                begin_payload(9, offset);
-                put<uint8_t>(8, p.cbr);
-                break;
-            case PacketType::ovf:
-                type = t_ovf;
-                last_ip_.init();
-                begin_payload(8, offset);
-                break;
-            case PacketType::ptw:
-                type = t_ptw;
-                begin_payload(18, offset);
-                put<uint64_t>(8, p.ptw.payload);
-                put<uint8_t>(16, static_cast<uint8_t>(p.ptw.plc == 0 ? 4 : 8));
-                put<uint8_t>(17, p.ptw.ip);
-                break;
-            case PacketType::pwre:
-                type = t_pwre;
-                begin_payload(11, offset);
-                put<uint8_t>(8, p.pwre.state);
-                put<uint8_t>(9, p.pwre.sub_state);
-                put<uint8_t>(10, p.pwre.hw);
-                break;
-            case PacketType::pwrx:
-                type = t_pwrx;
-                begin_payload(13, offset);
-                put<uint8_t>(8, p.pwrx.last);
-                put<uint8_t>(9, p.pwrx.deepest);
-                put<uint8_t>(10, p.pwrx.interrupt);
-                put<uint8_t>(11, p.pwrx.store);
-                put<uint8_t>(12, p.pwrx.autonomous);
-                break;
-            case PacketType::mwait:
-                type = t_mwait;
-                begin_payload(16, offset);
-                put<uint32_t>(8, p.mwait.hints);
-                put<uint32_t>(12, p.mwait.ext);
-                break;
-            case PacketType::exstop:
-                type = t_exstop;
-                begin_payload(9, offset);
-                put<uint8_t>(8, p.exstop_ip);
-                break;
-            case PacketType::stop:
-                type = t_stop;
-                begin_payload(8, offset);
-                break;
-            default:
-                // PAD, PSBEND, MNT, CFE, EVD, TRIG and the like carry nothing the events show.
-                continue;
-        }
-        uint64_t ts = 0;
-        time_.query_tsc(&ts, nullptr, nullptr);
-        out = Event(ctx_.type(type), &ctx_, std::span<const uint8_t>(payload_.data(), payload_.size()), ts, 0,
-                    missed_);
-        missed_ = 0;
-        return true;
-    }
-}
 
 }  // namespace
 
@@ -424,9 +209,10 @@ int IptDecoder::probe(std::span<const uint8_t> head) const {
 }
 
 Expected<std::unique_ptr<EventStream>> IptDecoder::open(const InputSource& in, ResolverService& resolvers) {
+    const unsigned threads = in.threads > 1 ? static_cast<unsigned>(in.threads) : 1;
     if (!in.mapped.empty()) {
         std::unique_ptr<EventStream> s =
-            std::make_unique<IptStream>(TraceBytes{}, in.mapped, in.path, resolvers);
+            std::make_unique<IptStream>(TraceBytes{}, in.mapped, in.path, resolvers, threads);
         return s;
     }
     if (in.fd < 0 && !in.path.empty() && in.path != "-") {
@@ -434,7 +220,7 @@ Expected<std::unique_ptr<EventStream>> IptDecoder::open(const InputSource& in, R
         if (!bytes) return std::move(bytes).error();
         std::span<const uint8_t> view(bytes->begin(), bytes->size());
         std::unique_ptr<EventStream> s =
-            std::make_unique<IptStream>(std::move(*bytes), view, in.path, resolvers);
+            std::make_unique<IptStream>(std::move(*bytes), view, in.path, resolvers, threads);
         return s;
     }
     // Not mapped (a pipe): read it all; the PSB search needs the whole buffer.
@@ -451,7 +237,8 @@ Expected<std::unique_ptr<EventStream>> IptDecoder::open(const InputSource& in, R
     }
     TraceBytes owned = TraceBytes::copy(data.data(), data.size());
     std::span<const uint8_t> view(owned.begin(), owned.size());
-    std::unique_ptr<EventStream> s = std::make_unique<IptStream>(std::move(owned), view, in.path, resolvers);
+    std::unique_ptr<EventStream> s =
+        std::make_unique<IptStream>(std::move(owned), view, in.path, resolvers, threads);
     return s;
 }
 

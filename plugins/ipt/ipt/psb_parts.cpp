@@ -1,9 +1,6 @@
 #include "ipt/psb_parts.hpp"
 
-#include <condition_variable>
-#include <mutex>
-#include <thread>
-
+#include "ipt/ordered_pipeline.hpp"
 #include "ipt/psb_search.hpp"
 
 namespace ringscope::ipt {
@@ -36,36 +33,12 @@ void run_in_order(size_t n, unsigned threads, size_t window, const std::function
         return;
     }
     if (window < threads) window = threads;
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::vector<char> done(n, 0);
-    size_t next = 0, taken = 0;
-    auto worker = [&] {
-        std::unique_lock lock(mutex);
-        for (;;) {
-            changed.wait(lock, [&] { return next >= n || next < taken + window; });
-            if (next >= n) return;
-            size_t i = next++;
-            lock.unlock();
-            work(i);
-            lock.lock();
-            done[i] = 1;
-            changed.notify_all();
-        }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    OrderedPipeline pipeline(n, threads, window, work);
     for (size_t i = 0; i < n; ++i) {
-        {
-            std::unique_lock lock(mutex);
-            changed.wait(lock, [&] { return done[i] != 0; });
-        }
+        pipeline.wait(i);
         take(i);
-        std::lock_guard lock(mutex);
-        taken = i + 1;
-        changed.notify_all();
+        pipeline.release(i);
     }
-    for (auto& t : pool) t.join();
 }
 
 }  // namespace ringscope::ipt
