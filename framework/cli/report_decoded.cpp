@@ -4,6 +4,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <unordered_map>
+#include <vector>
 
 #include <ringscope/decoder.hpp>
 #include <ringscope/handler.hpp>
@@ -148,6 +150,11 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
     for (const auto& h : ctx.plugins().handlers())
         if (auto made = h.factory()) handlers.push_back(std::move(made));
     for (auto& h : handlers) h->begin(inputs.front()->stream->context());
+    // Who subscribes to each event type, worked out on the type's first event: asking every
+    // handler for its subscriptions per event copied vectors and cost most of the run.
+    std::vector<std::vector<EventMatch>> subscriptions;
+    for (const auto& h : handlers) subscriptions.push_back(h->subscriptions());
+    std::unordered_map<const EventType*, std::vector<EventHandler*>> subscribers;
 
     output::OutputBuffer out(stdout);
     const bool text = format == "text";
@@ -176,11 +183,14 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         const Event& ev = best->current;
         info.clear();
         bool printed = false;
-        for (auto& h : handlers) {
-            bool subscribed = false;
-            for (const auto& m : h->subscriptions())
-                subscribed = subscribed || m.matches(ev.system(), ev.name());
-            if (!subscribed) continue;
+        auto [who, first] = subscribers.try_emplace(ev.type_ptr());
+        if (first) {
+            for (size_t i = 0; i < handlers.size(); ++i)
+                if (std::any_of(subscriptions[i].begin(), subscriptions[i].end(),
+                                [&](const EventMatch& m) { return m.matches(ev.system(), ev.name()); }))
+                    who->second.push_back(handlers[i].get());
+        }
+        for (EventHandler* h : who->second) {
             h->on_event(ev);
             if (!printed && h->overrides_print()) printed = h->print(ev, pc, info);
         }

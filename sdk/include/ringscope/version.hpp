@@ -3,12 +3,12 @@
 #pragma once
 
 #define RINGSCOPE_SDK_VERSION_MAJOR 0
-#define RINGSCOPE_SDK_VERSION_MINOR 1
+#define RINGSCOPE_SDK_VERSION_MINOR 2
 #define RINGSCOPE_SDK_VERSION_PATCH 0
-#define RINGSCOPE_SDK_VERSION "0.1.0"
+#define RINGSCOPE_SDK_VERSION "0.2.0"
 
 // Bump whenever a class layout, virtual table or inline function of sdk/ changes incompatibly.
-#define RINGSCOPE_SDK_ABI 2
+#define RINGSCOPE_SDK_ABI 3
 
 namespace ringscope {
 inline constexpr unsigned kSdkAbi = RINGSCOPE_SDK_ABI;
