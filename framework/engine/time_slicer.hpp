@@ -1,0 +1,105 @@
+// Parallel time slices of a merge: the trace is cut into K contiguous time ranges [T_i, T_i+1)
+// (T_0 = 0, T_K = past everything), and each range is merged on its own (by another thread, with
+// its own streams). The bounds are the first timestamps of every M-th page of every source,
+// sorted: between two of them each source has at most M pages (when its timestamps do not go
+// back), so a slice holds M pages on average and at most M per source, whatever the sources' rates.
+//
+// Why the slices' outputs, concatenated, are the serial merge's output. EventMerger takes, at each
+// step, the head with the smallest (timestamp, source order). Let every source's records be cut
+// into contiguous segments S_0, S_1, ... (segment i starts where segment i-1 stopped) with every
+// record of S_i in [T_i, T_i+1), and let the record after the last segment taken (if any) be at or
+// past the last bound. By induction on the records the serial merge hands out: once all of
+// S_0..S_i-1 are out, every head is in S_i (timestamp < T_i+1) or in a later segment or at the stop
+// record (timestamp >= T_i+1), so the serial merge hands out all of S_i before anything else, and
+// in the order a merge of the S_i alone gives (same rule, same heads). No tie can cross a bound:
+// the timestamps on either side differ. So the output is the concatenation, and this holds for any
+// prefix of slices that passes the checks, whatever comes after them: the slices before the first
+// failing one are exact, and the serial merge can go on from where the last good slice stopped.
+//
+// SliceReader checks all of it while it walks: each record within its slice's bounds (a source
+// that goes back in time fails), its streams without error, the bounds in order; the caller
+// checks that slice i started every source where slice i-1 stopped it (starts() == previous
+// ends()). Records are not required to be ordered inside a slice: the merge orders them as the
+// serial merge would.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include <ringscope/error.hpp>
+
+#include "framework/engine/event_merger.hpp"
+
+namespace ringscope::engine {
+
+// Where a stream stands: the offset of its head record (Record::offset), or kStreamEnd.
+inline constexpr uint64_t kStreamEnd = UINT64_MAX;
+
+// A slice bound: a timestamp, or past every timestamp.
+struct SliceBound {
+    uint64_t ts = 0;
+    bool end = false;
+
+    bool above(uint64_t t) const noexcept { return end || t < ts; }
+    bool operator<(const SliceBound& o) const noexcept { return !end && (o.end || ts < o.ts); }
+};
+
+// How the trace is cut, and the first timestamps of pages learned while cutting it.
+struct SlicePlan {
+    std::vector<SliceBound> bounds;                     // K + 1: slice i is [bounds[i], bounds[i + 1])
+    std::vector<std::map<uint64_t, SliceBound>> known;  // per source: page -> its first timestamp
+
+    size_t count() const noexcept { return bounds.size() - 1; }
+    // Slices of about SLICE_BYTES of ring data, from the page probes of SOURCES (streams opened
+    // for this: a probe that fails leaves them failed, and ends the cutting there).
+    static SlicePlan make(std::vector<MergeSource>& sources, uint64_t slice_bytes);
+};
+
+// Positions STREAM at the record whose offset is POSITION (kStreamEnd: the end), as a walk from the
+// start would reach it (the missed-events count of a page shows on its first record).
+void seek_stream_to(CpuStream& stream, uint64_t position);
+
+// One thread's reader of slices: its own merger over its own streams (the same sources, in the
+// same order, as the serial merger).
+class SliceReader {
+  public:
+    SliceReader(EventMerger merger, const SlicePlan& plan);
+
+    // Computes slice I's bounds and moves every source to its first record at or after the lower
+    // one. False when the slice cannot be exact (an error, bounds out of order): see exact().
+    bool begin(size_t i);
+    // The slice's next record in merge order; false at its end, or when it turns out not to be
+    // exact (a record before the lower bound, a stream error).
+    bool next(const Record*& rec, MergeSource*& src);
+    // No check failed so far (after next() returned false: the slice was exact as a whole).
+    bool exact() const noexcept { return exact_; }
+
+    // Per source, where this slice started and, once next() returned false, where it stopped.
+    const std::vector<uint64_t>& starts() const noexcept { return starts_; }
+    const std::vector<uint64_t>& ends() const noexcept { return ends_; }
+    // The position of SRC (a source next() gave) in the merger's order.
+    size_t index_of(const MergeSource* src) const noexcept { return static_cast<size_t>(src - base_); }
+
+  private:
+    // The first timestamp at or after page INDEX of source K (end: none), remembered; false on an
+    // error.
+    bool first_ts(size_t k, uint64_t index, SliceBound& out);
+    // Source K at its first record with a timestamp at or after AT (exactly so when its timestamps
+    // do not go back); false on an error.
+    bool seek_time(size_t k, const SliceBound& at);
+    void stop();
+
+    EventMerger merger_;
+    std::vector<SliceBound> bounds_;
+    SliceBound lo_, hi_;
+    bool exact_ = true;
+    bool done_ = true;
+    std::vector<uint64_t> starts_, ends_;
+    const MergeSource* base_;
+    std::vector<std::map<uint64_t, SliceBound>> known_;  // per source, from the plan and the probes  // the
+                                                         // merger's sources (their vector does not change)
+};
+
+}  // namespace ringscope::engine
