@@ -558,6 +558,14 @@ void write_stateless_line(output::ReportLineWriter& w, TextBuffer& info, const f
     w.write(prefix, ev, comm, pid, ev.timestamp(), ev.missed_before(), time_style, common, info.view());
 }
 
+// The same sources with streams of their own, at the start (for another thread).
+engine::EventMerger clone_merger(engine::EventMerger& m) {
+    engine::EventMerger c;
+    for (engine::MergeSource& s : m.sources())
+        c.add({s.file, s.file_index, s.buffer, s.global_cpu, s.stream.clone()});
+    return c;
+}
+
 // Slice size for report -j (ring-buffer bytes of the CPU with the most data per slice); tests set
 // RINGSCOPE_SLICE_BYTES to cut small traces into many slices.
 uint64_t slice_bytes() {
@@ -1167,11 +1175,11 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
     };
     std::vector<Worker> workers(static_cast<size_t>(jobs));
     std::vector<engine::EventMerger> own(workers.size());
-    for (engine::EventMerger& m : own)
-        for (engine::MergeSource& s : merger.sources())
-            m.add({s.file, s.file_index, s.buffer, s.global_cpu, s.stream.clone()});
-    // Cut with the first worker's streams: the serial merger's stay untouched for what follows.
-    const engine::SlicePlan plan = engine::SlicePlan::make(own[0].sources(), slice_bytes());
+    for (engine::EventMerger& m : own) m = clone_merger(merger);
+    // Cut with streams of its own: a probe that fails leaves its stream failed, and the serial
+    // merger's must stay untouched for what follows, the workers' able to print the slices before.
+    engine::EventMerger probes = clone_merger(merger);
+    const engine::SlicePlan plan = engine::SlicePlan::make(probes.sources(), slice_bytes());
     for (size_t w = 0; w < workers.size(); ++w) {
         workers[w].reader = std::make_unique<engine::SliceReader>(std::move(own[w]), plan);
         workers[w].types = std::make_unique<TypeTables>(set_, dispatch_, compile_direct);

@@ -6,21 +6,21 @@
 //
 // Why the slices' outputs, concatenated, are the serial merge's output. EventMerger takes, at each
 // step, the head with the smallest (timestamp, source order). Let every source's records be cut
-// into contiguous segments S_0, S_1, ... (segment i starts where segment i-1 stopped) with every
-// record of S_i in [T_i, T_i+1), and let the record after the last segment taken (if any) be at or
-// past the last bound. By induction on the records the serial merge hands out: once all of
-// S_0..S_i-1 are out, every head is in S_i (timestamp < T_i+1) or in a later segment or at the stop
-// record (timestamp >= T_i+1), so the serial merge hands out all of S_i before anything else, and
-// in the order a merge of the S_i alone gives (same rule, same heads). No tie can cross a bound:
-// the timestamps on either side differ. So the output is the concatenation, and this holds for any
-// prefix of slices that passes the checks, whatever comes after them: the slices before the first
-// failing one are exact, and the serial merge can go on from where the last good slice stopped.
+// into contiguous segments S_0, S_1, ... (segment i starts where segment i-1 stopped), each
+// segment's first record at or past T_i and all its records before T_i+1. By induction on the
+// records the serial merge hands out: once S_0..S_i-1 are out, every head is in S_i (timestamp
+// < T_i+1) or is the first record of a later segment (timestamp >= T_i+1), so the serial merge
+// hands out all of S_i first, in the order a merge of the S_i alone gives (same rule, same heads);
+// no tie crosses a bound, the timestamps on either side differ. The induction needs nothing of
+// what comes after the segments taken: any prefix of slices that passes the checks is exact, and
+// the serial merge can go on from where the last of them stopped.
 //
-// SliceReader checks all of it while it walks: each record within its slice's bounds (a source
-// that goes back in time fails), its streams without error, the bounds in order; the caller
-// checks that slice i started every source where slice i-1 stopped it (starts() == previous
-// ends()). Records are not required to be ordered inside a slice: the merge orders them as the
-// serial merge would.
+// SliceReader checks it while it walks: a source stops at its first record at or past the upper
+// bound (which the next slice must start with: the caller compares starts() with the previous
+// ends()), its streams must read without error, and (not needed by the argument above, a second
+// guard) no record may be before the lower bound. A CPU that goes back in time across a bound
+// breaks one of these. Records are not required to be ordered inside a slice: the merge orders
+// them as the serial merge would.
 #pragma once
 
 #include <cstddef>
