@@ -1179,7 +1179,7 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
     // Cut with streams of its own: a probe that fails leaves its stream failed, and the serial
     // merger's must stay untouched for what follows, the workers' able to print the slices before.
     engine::EventMerger probes = clone_merger(merger);
-    const engine::SlicePlan plan = engine::SlicePlan::make(probes.sources(), slice_bytes());
+    const engine::SlicePlan plan = engine::SlicePlan::make(probes.sources(), slice_bytes(), jobs);
     for (size_t w = 0; w < workers.size(); ++w) {
         workers[w].reader = std::make_unique<engine::SliceReader>(std::move(own[w]), plan);
         workers[w].types = std::make_unique<TypeTables>(set_, dispatch_, compile_direct);

@@ -1,15 +1,19 @@
 #include "framework/engine/time_slicer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 
 namespace ringscope::engine {
 
-SlicePlan SlicePlan::make(std::vector<MergeSource>& sources, uint64_t slice_bytes) {
+SlicePlan SlicePlan::make(std::vector<MergeSource>& sources, uint64_t slice_bytes, int threads) {
     SlicePlan plan;
     plan.known.resize(sources.size());
-    std::vector<uint64_t> cuts;
-    for (size_t k = 0; k < sources.size(); ++k) {
+    std::vector<std::vector<uint64_t>> cuts(sources.size());
+    // Each source's probes use its own stream: sources are probed in THREADS threads at a time
+    // (each probe of a compressed stream decompresses a chunk).
+    auto probe = [&](size_t k) {
         CpuStream& s = sources[k].stream;
         const uint64_t every =
             std::max<uint64_t>(1, slice_bytes / std::max<uint32_t>(1, s.pages().page_size()));
@@ -18,13 +22,23 @@ SlicePlan SlicePlan::make(std::vector<MergeSource>& sources, uint64_t slice_byte
             const Record* r = s.peek();
             if (!s.status() || !r) break;
             plan.known[k][page] = {r->ts, false};
-            if (r->ts > 0) cuts.push_back(r->ts);
+            if (r->ts > 0) cuts[k].push_back(r->ts);
         }
-    }
-    std::sort(cuts.begin(), cuts.end());
-    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    };
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+        for (size_t k; (k = next.fetch_add(1)) < sources.size();) probe(k);
+    };
+    std::vector<std::thread> helpers;
+    for (int t = 1; t < threads && static_cast<size_t>(t) < sources.size(); ++t) helpers.emplace_back(work);
+    work();
+    for (auto& t : helpers) t.join();
+    std::vector<uint64_t> all;
+    for (const auto& c : cuts) all.insert(all.end(), c.begin(), c.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
     plan.bounds.push_back({0, false});
-    for (uint64_t t : cuts) plan.bounds.push_back({t, false});
+    for (uint64_t t : all) plan.bounds.push_back({t, false});
     plan.bounds.push_back({0, true});
     return plan;
 }

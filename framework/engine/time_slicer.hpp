@@ -53,8 +53,9 @@ struct SlicePlan {
 
     size_t count() const noexcept { return bounds.size() - 1; }
     // Slices of about SLICE_BYTES of ring data, from the page probes of SOURCES (streams opened
-    // for this: a probe that fails leaves them failed, and ends the cutting there).
-    static SlicePlan make(std::vector<MergeSource>& sources, uint64_t slice_bytes);
+    // for this: a probe that fails leaves its stream failed, and ends the cutting of that source
+    // there), made by THREADS threads.
+    static SlicePlan make(std::vector<MergeSource>& sources, uint64_t slice_bytes, int threads = 1);
 };
 
 // Positions STREAM at the record whose offset is POSITION (kStreamEnd: the end), as a walk from the
