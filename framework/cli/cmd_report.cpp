@@ -31,6 +31,7 @@
 #include "framework/cli/report_decoded.hpp"
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/print_dispatch.hpp"
+#include "framework/engine/time_slicer.hpp"
 #include "framework/engine/trace_set.hpp"
 #include "framework/format/compiled_print.hpp"
 #include "framework/output/event_record_writer.hpp"
@@ -38,6 +39,7 @@
 #include "framework/output/parallel_line_writer.hpp"
 #include "framework/output/report_line_writer.hpp"
 #include "framework/output/report_listings.hpp"
+#include "framework/output/slice_writer.hpp"
 #include "framework/symbols/guest_symbols.hpp"
 #include "framework/symbols/kallsyms_resolver.hpp"
 
@@ -493,6 +495,88 @@ struct HandleInfo {
     std::vector<uint64_t> last_ts;  // --ts-check, by CPU index
 };
 
+// Per file, by type id: in_order, the types whose printing may change state (plugin overrides
+// and subscribers, -r/-R, libtraceevent's bookkeeping), which only the thread that follows the
+// merge may print; direct, those whose info is the compiled print fmt alone (no plugin override,
+// -R, -r or report option), printed straight into the output. Filled on the first event of a type,
+// so a trace's thousands of unused formats are never parsed. Sized once (type_of() reads 16-bit
+// ids below small_id_bound()): other threads may read entries while the owner fills others.
+class TypeTables {
+  public:
+    TypeTables(engine::TraceSet& set, std::span<const std::unique_ptr<engine::PrintDispatch>> dispatch,
+               bool compile_direct)
+        : set_(set), dispatch_(dispatch), compile_direct_(compile_direct) {
+        for (size_t f = 0; f < set.size(); ++f) {
+            const size_t n = set.file(f).formats().small_id_bound();
+            in_order_.emplace_back(n, 1);
+            resolved_.emplace_back(n, 0);
+            direct_.emplace_back(n, nullptr);
+        }
+    }
+    void resolve(size_t f, const EventType* t) {
+        if (t->id < resolved_[f].size() && !resolved_[f][t->id]) [[unlikely]]
+            fill(f, t);
+    }
+    bool in_order(size_t f, uint32_t id) const noexcept {
+        return id >= in_order_[f].size() || in_order_[f][id];
+    }
+    const format::CompiledPrint* compiled(size_t f, uint32_t id) const noexcept {
+        return id < direct_[f].size() ? direct_[f][id] : nullptr;
+    }
+
+  private:
+    void fill(size_t f, const EventType* t) {
+        resolved_[f][t->id] = 1;
+        const engine::PrintDispatch& d = *dispatch_[f];
+        in_order_[f][t->id] = d.overridden(t->id) || d.raw(t->id) || !d.subscribers(t->id).empty() ||
+                              set_.file(f).formats().print_has_side_effects(*t);
+        if (compile_direct_ && !d.overridden(t->id) && !d.raw(t->id))
+            direct_[f][t->id] = set_.file(f).formats().compiled(*t);
+    }
+
+    engine::TraceSet& set_;
+    std::span<const std::unique_ptr<engine::PrintDispatch>> dispatch_;
+    bool compile_direct_;
+    std::vector<std::vector<char>> in_order_, resolved_;
+    std::vector<std::vector<const format::CompiledPrint*>> direct_;
+};
+
+// The line of an event whose printing changes nothing (TypeTables::in_order is false): by its
+// compiled print fmt, else through the file's dispatch. Safe on any thread.
+void write_stateless_line(output::ReportLineWriter& w, TextBuffer& info, const format::CompiledPrint* cp,
+                          bool swap, engine::PrintDispatch& dispatch, std::string_view prefix,
+                          const Event& ev, std::string_view comm, int pid,
+                          const output::TimeStyle& time_style, const output::CommonLayout& common) {
+    const std::span<const uint8_t> payload = ev.payload();
+    if (cp) {
+        w.write(prefix, ev, comm, pid, ev.timestamp(), ev.missed_before(), time_style, common, *cp,
+                {payload.data(), static_cast<uint32_t>(payload.size()), swap});
+        return;
+    }
+    info.clear();
+    dispatch.print_info(ev, info);
+    w.write(prefix, ev, comm, pid, ev.timestamp(), ev.missed_before(), time_style, common, info.view());
+}
+
+// The same sources with streams of their own, at the start (for another thread).
+engine::EventMerger clone_merger(engine::EventMerger& m) {
+    engine::EventMerger c;
+    for (engine::MergeSource& s : m.sources())
+        c.add({s.file, s.file_index, s.buffer, s.global_cpu, s.stream.clone()});
+    return c;
+}
+
+// Slice size for report -j (ring-buffer bytes of the CPU with the most data per slice); tests set
+// RINGSCOPE_SLICE_BYTES to cut small traces into many slices.
+uint64_t slice_bytes() {
+    constexpr uint64_t kDefault = uint64_t{1} << 20;
+    const char* v = std::getenv("RINGSCOPE_SLICE_BYTES");
+    if (!v || !*v) return kDefault;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v, &end, 10);
+    return *end || n == 0 ? kDefault : n;
+}
+
 class ReportRun {
   public:
     ReportRun(CliContext& ctx, Options o) : ctx_(ctx), o_(std::move(o)) {}
@@ -513,6 +597,20 @@ class ReportRun {
     int setup_filters();
     int list_cpus();
     int print_events();
+    output::CommonLayout common_layout(size_t f, const EventType* first);
+    // -j N by time slices; true when it printed every event (else MERGER stands where the last
+    // slice written stopped, for the serial merge to go on).
+    bool print_slices(engine::EventMerger& merger, const std::vector<size_t>& source_handle,
+                      const std::vector<HandleInfo>& handles, std::vector<output::CommonLayout>& common,
+                      std::vector<char>& common_known, bool compile_direct, const std::vector<char>& swap,
+                      const output::ReportStyle& style, output::OutputBuffer& buf, int jobs,
+                      uint64_t& unknown);
+    // -I / -S: the event ran in a hard / soft interrupt that is to be hidden.
+    bool irq_hidden(const Event& ev, const output::CommonLayout& c) const {
+        if (!o_.no_irqs && !o_.no_softirqs) return false;
+        const uint64_t flags = c.flags_size ? ev.u64(FieldHandle{c.flags_offset, c.flags_size, 0, true}) : 0;
+        return (o_.no_irqs && (flags & 0x08)) || (o_.no_softirqs && (flags & 0x10));
+    }
     bool write_stdout(const std::string& s) { return std::fwrite(s.data(), 1, s.size(), stdout) == s.size(); }
 
     CliContext& ctx_;
@@ -856,22 +954,9 @@ int ReportRun::print_events() {
             if (order[h].file == s.file_index && order[h].buffer == s.buffer) source_handle.push_back(h);
     }
 
-    // Common field layout per file for -l and -I/-S, from the file's first event (every format has
-    // the same common fields; one without them sends the look-up through all of them).
+    // Common field layout per file for -l and -I/-S, from the file's first event.
     std::vector<output::CommonLayout> common(set_.size());
     std::vector<char> common_known(set_.size());
-    auto resolve_common = [&](size_t f, const EventType* first) {
-        common_known[f] = 1;
-        auto layout_of = [&](const EventType* t) {
-            const FieldInfo* fl = t->find_field("common_flags");
-            const FieldInfo* pc = t->find_field("common_preempt_count");
-            if (fl) common[f] = {fl->offset, fl->size, pc ? pc->offset : 0, pc ? pc->size : 0};
-            return fl != nullptr;
-        };
-        if (layout_of(first)) return;
-        for (const EventType* t : set_.file(f).types())
-            if (layout_of(t)) break;
-    };
 
     std::fflush(stdout);
     output::OutputBuffer buf(stdout);
@@ -892,41 +977,26 @@ int ReportRun::print_events() {
     // Report options (-w, --profile) see every line in order: they keep one thread too.
     const bool parallel =
         jobs > 1 && text && !o_.ts_diff && !o_.ts_check && !o_.raw && option_handlers_.empty();
-    // Per file, by type id: in_order, the types this thread prints itself; direct, those whose info
-    // is the compiled print fmt alone (no plugin override, -R, -r or report option), printed straight
-    // into the output. Both are filled on the first event of a type, by this thread and before any
-    // line of it goes to a worker, so a trace's thousands of unused formats are never parsed. The
-    // tables are sized once (type_of() reads 16-bit ids below small_id_bound()): workers read
-    // entries while this thread fills others.
-    std::vector<std::vector<char>> in_order(set_.size()), resolved(set_.size());
-    std::vector<std::vector<const format::CompiledPrint*>> direct(set_.size());
-    for (size_t f = 0; f < set_.size(); ++f) {
-        const size_t n = set_.file(f).formats().small_id_bound();
-        in_order[f].assign(n, 1);
-        resolved[f].assign(n, 0);
-        direct[f].assign(n, nullptr);
-    }
     const bool compile_direct = text && !o_.raw && option_handlers_.empty();
-    auto resolve_type = [&](size_t f, const EventType* t) {
-        if (t->id >= resolved[f].size() || resolved[f][t->id]) return;
-        resolved[f][t->id] = 1;
-        const engine::PrintDispatch& d = *dispatch_[f];
-        in_order[f][t->id] = d.overridden(t->id) || d.raw(t->id) || !d.subscribers(t->id).empty() ||
-                             set_.file(f).formats().print_has_side_effects(*t);
-        if (compile_direct && !d.overridden(t->id) && !d.raw(t->id))
-            direct[f][t->id] = set_.file(f).formats().compiled(*t);
-    };
-    auto compiled_print = [&](size_t fi, uint32_t id) -> const format::CompiledPrint* {
-        return id < direct[fi].size() ? direct[fi][id] : nullptr;
-    };
+    // Filled by this thread, before any line of a type goes to a worker.
+    TypeTables types(set_, dispatch_, compile_direct);
     std::vector<char> swap(set_.size()), filtered(set_.size());
     for (size_t f = 0; f < set_.size(); ++f) {
         swap[f] = set_.file(f).formats().swap();
         filtered[f] = !filters_[f].empty();
     }
 
+    uint64_t unknown = 0;
+    const bool sliceable = parallel && handlers_.empty() && raw_pats.empty() &&
+                           std::none_of(filtered.begin(), filtered.end(), [](char c) { return c != 0; });
+    bool sliced_to_end = false;
+    if (sliceable) {
+        sliced_to_end = print_slices(merger, source_handle, handles, common, common_known, compile_direct,
+                                     swap, style, buf, jobs, unknown);
+    }
+
     std::unique_ptr<output::ParallelLineWriter> workers;
-    if (parallel) {
+    if (parallel && !sliced_to_end) {
         workers = std::make_unique<output::ParallelLineWriter>(
             buf, jobs,
             [&](const output::LineBatch& batch, std::span<const output::LineJob> batch_jobs,
@@ -940,16 +1010,9 @@ int ReportRun::print_events() {
                     const auto payload = batch.payload(j);
                     Event ev(j.type, &file, payload, j.ts, j.cpu, j.missed);
                     const output::TimeStyle time_style{file.in_usecs(), file.use_trace_clock()};
-                    if (const format::CompiledPrint* cp = compiled_print(fi, j.type->id)) {
-                        batch_lines.write(
-                            handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed, time_style, common[fi], *cp,
-                            {payload.data(), static_cast<uint32_t>(payload.size()), swap[fi] != 0});
-                        continue;
-                    }
-                    batch_info.clear();
-                    dispatch_[fi]->print_info(ev, batch_info);
-                    batch_lines.write(handles[h].prefix, ev, j.comm, j.pid, j.ts, j.missed, time_style,
-                                      common[fi], batch_info.view());
+                    write_stateless_line(batch_lines, batch_info, types.compiled(fi, j.type->id),
+                                         swap[fi] != 0, *dispatch_[fi], handles[h].prefix, ev, j.comm, j.pid,
+                                         time_style, common[fi]);
                 }
             });
     }
@@ -965,7 +1028,6 @@ int ReportRun::print_events() {
     };
 
     TextBuffer info;
-    uint64_t unknown = 0;
     const engine::Record* rec = nullptr;
     engine::MergeSource* src = nullptr;
     while (merger.next(rec, src)) {
@@ -976,16 +1038,13 @@ int ReportRun::print_events() {
             ++unknown;
             continue;
         }
-        if (!common_known[fi]) [[unlikely]]
-            resolve_common(fi, type);
-        resolve_type(fi, type);
-        Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
-        if (o_.no_irqs || o_.no_softirqs) {
-            const auto& c = common[fi];
-            const uint64_t flags =
-                c.flags_size ? ev.u64(FieldHandle{c.flags_offset, c.flags_size, 0, true}) : 0;
-            if ((o_.no_irqs && (flags & 0x08)) || (o_.no_softirqs && (flags & 0x10))) continue;
+        if (!common_known[fi]) [[unlikely]] {
+            common[fi] = common_layout(fi, type);
+            common_known[fi] = 1;
         }
+        types.resolve(fi, type);
+        Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
+        if (irq_hidden(ev, common[fi])) continue;
         if (filtered[fi] && !filters_[fi].accept(ev)) continue;
         const size_t h = source_handle[static_cast<size_t>(src - merger.sources().data())];
         HandleInfo& hi = handles[h];
@@ -1003,7 +1062,7 @@ int ReportRun::print_events() {
         // The comm is taken before the info is printed: a plugin that registers names while
         // printing affects the following lines, as with trace-cmd.
         const std::string_view comm = file.comm(pid);
-        if (workers && type->id < in_order[fi].size() && !in_order[fi][type->id]) {
+        if (workers && !types.in_order(fi, type->id)) {
             workers->add({type, static_cast<uint32_t>(h), 0, 0, rec->ts, rec->cpu, pid, rec->missed, comm},
                          {rec->data, rec->size});
             if (buf.failed()) break;
@@ -1012,7 +1071,7 @@ int ReportRun::print_events() {
         engine::PrintDispatch& d = *dispatch_[fi];
         output::ReportLineWriter& line_writer = workers ? ordered_lines : lines;
         const output::TimeStyle time_style{file.in_usecs(), file.use_trace_clock()};
-        const format::CompiledPrint* cp = compiled_print(fi, type->id);
+        const format::CompiledPrint* cp = types.compiled(fi, type->id);
         if (cp && !events_replaced_) {
             line_writer.write(hi.prefix, ev, comm, pid, rec->ts, rec->missed, time_style, common[fi], *cp,
                               {rec->data, rec->size, swap[fi] != 0});
@@ -1074,6 +1133,131 @@ int ReportRun::print_events() {
                      ctx_.program.c_str(), static_cast<unsigned long long>(unknown));
     if (Status st = merger.status(); !st) return fail(st.error());
     return kExitOk;
+}
+
+// The layout of the common fields (every format has the same; one without them sends the look-up
+// through all of them).
+output::CommonLayout ReportRun::common_layout(size_t f, const EventType* first) {
+    output::CommonLayout common;
+    auto layout_of = [&](const EventType* t) {
+        const FieldInfo* fl = t->find_field("common_flags");
+        const FieldInfo* pc = t->find_field("common_preempt_count");
+        if (fl) common = {fl->offset, fl->size, pc ? pc->offset : 0, pc ? pc->size : 0};
+        return fl != nullptr;
+    };
+    if (layout_of(first)) return common;
+    for (const EventType* t : set_.file(f).types())
+        if (layout_of(t)) break;
+    return common;
+}
+
+// Where no line's printing changes state (no plugin handler, report option, -r or filter), JOBS
+// threads merge and format contiguous time ranges of the trace, each with its own streams, and this
+// thread writes their text in order (engine/time_slicer.hpp says why that is the serial output).
+// The first slice that is not exact (a CPU going back in time across a bound, a read error, an
+// event type whose printing has side effects, a different common-field layout) and every later one
+// are dropped: the slices written before it are exact on their own, and the serial merge goes on
+// from where the last of them stopped, so the output, the errors and the exit code are those of
+// one thread.
+bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size_t>& source_handle,
+                             const std::vector<HandleInfo>& handles,
+                             std::vector<output::CommonLayout>& common, std::vector<char>& common_known,
+                             bool compile_direct, const std::vector<char>& swap,
+                             const output::ReportStyle& style, output::OutputBuffer& buf, int jobs,
+                             uint64_t& unknown) {
+    // The comm tables sort themselves on their first look-up: done here, before the threads read
+    // them. Nothing registers names in this mode (no plugin handler), so it changes no name.
+    for (size_t f = 0; f < set_.size(); ++f) (void)set_.file(f).comm(1);
+    struct Worker {
+        std::unique_ptr<engine::SliceReader> reader;
+        std::unique_ptr<TypeTables> types;
+        TextBuffer info;
+    };
+    std::vector<Worker> workers(static_cast<size_t>(jobs));
+    std::vector<engine::EventMerger> own(workers.size());
+    for (engine::EventMerger& m : own) m = clone_merger(merger);
+    // Cut with streams of its own: a probe that fails leaves its stream failed, and the serial
+    // merger's must stay untouched for what follows, the workers' able to print the slices before.
+    engine::EventMerger probes = clone_merger(merger);
+    const engine::SlicePlan plan = engine::SlicePlan::make(probes.sources(), slice_bytes(), jobs);
+    for (size_t w = 0; w < workers.size(); ++w) {
+        workers[w].reader = std::make_unique<engine::SliceReader>(std::move(own[w]), plan);
+        workers[w].types = std::make_unique<TypeTables>(set_, dispatch_, compile_direct);
+    }
+    // What a slice found besides its text, for the checks made in slice order.
+    struct SliceResult {
+        std::vector<uint64_t> starts, ends;
+        std::vector<std::optional<output::CommonLayout>> common;  // from its first event of each file
+        uint64_t unknown = 0;
+    };
+    std::vector<SliceResult> results(static_cast<size_t>(jobs) + 1);
+    // Where the merge stands: at the start, then where the last slice written stopped.
+    std::vector<uint64_t> at;
+    for (auto& s : merger.sources()) {
+        const engine::Record* r = s.stream.peek();
+        at.push_back(r ? r->offset : engine::kStreamEnd);
+    }
+
+    // A slice's text is about twice its ring data (report lines are longer than the records), and
+    // a slice holds the plan's bytes on average, twice that now and then.
+    output::SliceWriter writer(
+        jobs, static_cast<size_t>(std::min<uint64_t>(4 * slice_bytes(), uint64_t{256} << 20)));
+    auto produce = [&](size_t wi, size_t slot, size_t index, output::OutputBuffer& out) {
+        Worker& w = workers[wi];
+        SliceResult& res = results[slot];
+        res.unknown = 0;
+        res.common.assign(set_.size(), std::nullopt);
+        engine::SliceReader& reader = *w.reader;
+        if (!reader.begin(index)) return false;
+        res.starts = reader.starts();
+        output::ReportLineWriter lines(out, style);
+        const engine::Record* rec = nullptr;
+        engine::MergeSource* src = nullptr;
+        uint32_t n = 0;
+        while (reader.next(rec, src)) {
+            if ((++n & 4095) == 0 && writer.cancelled()) return false;
+            engine::TraceFile& file = *src->file;
+            const size_t fi = src->file_index;
+            const EventType* type = file.type_of(rec->data, rec->size);
+            if (!type) {
+                ++res.unknown;
+                continue;
+            }
+            if (!res.common[fi]) res.common[fi] = common_layout(fi, type);
+            w.types->resolve(fi, type);
+            // Its printing may change what later lines print: only the serial merge prints it.
+            if (w.types->in_order(fi, type->id)) return false;
+            Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
+            if (irq_hidden(ev, *res.common[fi])) continue;
+            const int pid = ev.pid();
+            const size_t h = source_handle[reader.index_of(src)];
+            write_stateless_line(lines, w.info, w.types->compiled(fi, type->id), swap[fi] != 0,
+                                 *dispatch_[fi], handles[h].prefix, ev, file.comm(pid), pid,
+                                 {file.in_usecs(), file.use_trace_clock()}, *res.common[fi]);
+        }
+        res.ends = reader.ends();
+        return reader.exact();
+    };
+    auto accept = [&](size_t slot, size_t) {
+        const SliceResult& res = results[slot];
+        if (res.starts != at) return false;  // not contiguous with the slice before
+        for (size_t f = 0; f < set_.size(); ++f)
+            if (res.common[f] && common_known[f] && !(*res.common[f] == common[f])) return false;
+        for (size_t f = 0; f < set_.size(); ++f) {
+            if (!res.common[f] || common_known[f]) continue;
+            common[f] = *res.common[f];  // the first slice with an event of the file: the serial choice
+            common_known[f] = 1;
+        }
+        unknown += res.unknown;
+        at = res.ends;
+        return true;
+    };
+    const size_t written = writer.run(plan.count(), buf, produce, accept);
+    // For tests and benchmarks: how much of the trace the slices printed.
+    if (std::getenv("RINGSCOPE_SLICE_STATS"))
+        std::fprintf(stderr, "%s report: %zu of %zu slices\n", ctx_.program.c_str(), written, plan.count());
+    for (size_t k = 0; k < at.size(); ++k) engine::seek_stream_to(merger.sources()[k].stream, at[k]);
+    return std::all_of(at.begin(), at.end(), [](uint64_t a) { return a == engine::kStreamEnd; });
 }
 
 }  // namespace

@@ -23,6 +23,8 @@ class CpuStream {
 
     int cpu() const noexcept { return static_cast<int>(pages_.cpu()); }
     int cpu_index() const noexcept { return cpu_index_; }
+    // Another stream of the same records, at the start, with its own page reader (another thread).
+    CpuStream clone() const { return CpuStream(pages_.clone(), layout_, clock_, cpu_index_); }
 
     // Forward: the record at the cursor, or nullptr at the end (or on an error: see status()).
     const Record* peek() {
@@ -42,6 +44,12 @@ class CpuStream {
     // Back to the first record (forward mode) or to the last one (reverse mode).
     void rewind();
     void seek_end();
+    // Forward mode, at the first record of page INDEX (page_count(): the end). The page's missed
+    // events show on its first record, as when the walk reaches it from the start.
+    void seek_page(uint64_t index) noexcept {
+        rewind();
+        page_index_ = index;
+    }
 
     // Reverse: the record before the cursor, newest first.
     const Record* peek_back();

@@ -60,6 +60,21 @@ struct CpuPageReader::Ahead {
 
 CpuPageReader::~CpuPageReader() = default;
 
+CpuPageReader CpuPageReader::clone() const {
+    CpuPageReader r;
+    r.file_ = file_;
+    r.compression_ = compression_;
+    if (compression_ != Compression::none) r.decompressor_ = Decompressor::create(compression_);
+    r.cpu_ = cpu_;
+    r.page_size_ = page_size_;
+    r.data_offset_ = data_offset_;
+    r.data_size_ = data_size_;
+    r.page_count_ = page_count_;
+    r.chunks_ = chunks_;
+    r.chunk_buf_.reserve(chunk_buf_.capacity());
+    return r;
+}
+
 CpuPageReader::AheadSlots& CpuPageReader::AheadSlots::operator=(AheadSlots&& o) noexcept {
     if (this != &o) {
         cancel();

@@ -27,6 +27,9 @@ class CpuPageReader {
     CpuPageReader(CpuPageReader&&) noexcept = default;
     CpuPageReader& operator=(CpuPageReader&&) noexcept = default;
     ~CpuPageReader();
+    // Another reader of the same pages, at the start, with its own decompressor and buffers (for
+    // another thread): the chunk list is copied, not read from the file again.
+    CpuPageReader clone() const;
 
     uint32_t cpu() const noexcept { return cpu_; }
     uint32_t page_size() const noexcept { return page_size_; }

@@ -33,6 +33,8 @@ struct TimeStyle {
 struct CommonLayout {
     uint32_t flags_offset = 0, flags_size = 0;  // common_flags
     uint32_t pc_offset = 0, pc_size = 0;        // common_preempt_count
+
+    bool operator==(const CommonLayout&) const = default;
 };
 
 class ReportLineWriter {
