@@ -44,12 +44,17 @@ bool CpuStream::load_page(uint64_t index) {
 }
 
 bool CpuStream::decode_page() {
-    size_t n = 0;
+    size_t n = 0, cap = records_.size();
+    Record* out = records_.data();
+    const int cpu_id = cpu();
     SubBufferRecord r;
     while (cursor_.next(r)) {
-        if (n == records_.size()) records_.resize(n < 64 ? 64 : 2 * n);
-        fill_record(records_[n], r, n == 0);
-        records_[n].cpu = cpu();
+        if (n == cap) {
+            records_.resize(cap = n < 64 ? 64 : 2 * n);
+            out = records_.data();
+        }
+        fill_record(out[n], r, n == 0);
+        out[n].cpu = cpu_id;
         ++n;
     }
     page_records_ = n;
