@@ -7,21 +7,6 @@
 
 namespace ringscope::io {
 
-namespace {
-// Mapped file pages this reader has read are dropped from its RSS once they span this much
-// (the page cache keeps them; a later access just faults them back in).
-constexpr uint64_t kReleaseWindow = 8ull << 20;
-}  // namespace
-
-void CpuPageReader::touched(uint64_t offset, uint64_t len) noexcept {
-    touched_lo_ = std::min(touched_lo_, offset);
-    touched_hi_ = std::max(touched_hi_, offset + len);
-    if (touched_hi_ - touched_lo_ < kReleaseWindow) return;
-    file_->release(touched_lo_, touched_hi_ - touched_lo_);
-    touched_lo_ = UINT64_MAX;
-    touched_hi_ = 0;
-}
-
 // The next chunk of a forward walk, decompressed by a task on another thread. The reader that
 // needs the chunk before the task has started runs it itself, so a dropped task costs nothing.
 struct CpuPageReader::Ahead {
@@ -146,10 +131,21 @@ std::optional<Status> CpuPageReader::take_ahead(size_t ci) {
 Status CpuPageReader::decompress_chunk(const MappedFile& file, uint32_t cpu, size_t ci, const Chunk& ch,
                                        Decompressor& dec, std::vector<uint8_t>& zbuf,
                                        std::vector<uint8_t>& out) {
-    auto z = file.read(ch.file_offset + 8, ch.zsize, zbuf);
-    if (!z) return Error(std::move(z).error()).in_file(file.path());
+    // Copied (pread) rather than read through the mapping: as for uncompressed pages, cheaper for
+    // the kernel than faulting the file's pages in and releasing them.
+    std::span<const uint8_t> z;
+    if (file.mode() == MappedFile::Mode::memory) {
+        auto view = file.read(ch.file_offset + 8, ch.zsize, zbuf);
+        if (!view) return Error(std::move(view).error()).in_file(file.path());
+        z = *view;
+    } else {
+        zbuf.resize(ch.zsize);
+        if (Status st = file.copy(ch.file_offset + 8, ch.zsize, zbuf.data()); !st)
+            return Error(std::move(st).error()).in_file(file.path());
+        z = zbuf;
+    }
     out.resize(ch.size);
-    if (auto st = dec.decompress(*z, out); !st) {
+    if (auto st = dec.decompress(z, out); !st) {
         return Error(Errc::decompress, "CPU " + std::to_string(cpu) + ": chunk " + std::to_string(ci) +
                                            " does not decompress: " + st.error().message())
             .at_offset(static_cast<int64_t>(ch.file_offset))
@@ -189,8 +185,6 @@ Status CpuPageReader::load_chunk(size_t ci) {
     if (!st) return st;
     ++decompressions_;
     current_chunk_ = ci;
-    // The compressed bytes are not needed again soon: keep RSS to the decompressed chunk.
-    touched(ch.file_offset, 8 + uint64_t(ch.zsize));
     // Forwards (or from the start): the next chunk is decompressed meanwhile.
     if (!ahead_.slots.empty() && (previous == SIZE_MAX || ci > previous)) post_ahead(ci);
     return {};

@@ -95,7 +95,6 @@ class CpuPageReader {
         ~AheadSlots();
         void cancel() noexcept;
     };
-    void touched(uint64_t offset, uint64_t len) noexcept;
 
     std::shared_ptr<const MappedFile> file_;
     Compression compression_ = Compression::none;
@@ -117,9 +116,6 @@ class CpuPageReader {
     uint64_t window_first_ = 0;
     uint64_t window_pages_ = 0;
     static constexpr uint64_t kReadWindow = 256 << 10;
-    // File range read from the mapping since the last release (RSS stays bounded in mapped mode).
-    uint64_t touched_lo_ = UINT64_MAX;
-    uint64_t touched_hi_ = 0;
     uint64_t decompressions_ = 0;
     std::shared_ptr<TaskRunner> runner_;
     // Chunks decompressed ahead at most, besides the current one: enough lead that a worker busy
