@@ -25,7 +25,7 @@ void CommTable::map(int pid, int32_t index) const {
 
 void CommTable::insert(int pid, std::string_view comm) {
     const auto index = static_cast<int32_t>(names_.size());
-    names_.emplace_back(comm);
+    views_.emplace_back(names_.emplace_back(comm));
     pids_.push_back(pid);
     if (frozen_) map(pid, index);
 }
@@ -72,6 +72,7 @@ void CommTable::set(int pid, std::string_view comm) {
         return;
     }
     names_[static_cast<size_t>(i)].assign(comm.data(), comm.size());
+    views_[static_cast<size_t>(i)] = names_[static_cast<size_t>(i)];
 }
 
 }  // namespace ringscope::engine

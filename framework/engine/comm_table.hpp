@@ -32,7 +32,7 @@ class CommTable {
         if (pid == 0) return "<idle>";
         if (!frozen_) freeze();
         const int32_t i = index_of(pid);
-        return i >= 0 ? std::string_view(names_[static_cast<size_t>(i)]) : std::string_view("<...>");
+        return i >= 0 ? views_[static_cast<size_t>(i)] : std::string_view("<...>");
     }
     bool contains(int pid) const noexcept {
         if (!frozen_) freeze();
@@ -60,7 +60,10 @@ class CommTable {
     void map(int pid, int32_t index) const;
     void freeze() const noexcept;  // the list stage ends: sort, pick, index
 
-    std::deque<std::string> names_;       // every name ever added (list-stage duplicates too)
+    std::deque<std::string> names_;  // every name ever added (list-stage duplicates too)
+    // names_[i] as a view: one load less per look-up than indexing the deque (once per printed
+    // event); renewed when set() rewrites a name.
+    std::vector<std::string_view> views_;
     std::vector<int> pids_;               // pid of names_[i]
     mutable std::vector<int32_t> dense_;  // pid -> index into names_, -1 when unknown
     mutable std::unordered_map<int, int32_t> sparse_;

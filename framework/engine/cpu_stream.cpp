@@ -16,7 +16,6 @@ CpuStream::CpuStream(io::CpuPageReader pages, const SubBufferLayout& layout, con
     : pages_(std::move(pages)), layout_(layout), clock_(clock), cpu_index_(cpu_index), cursor_(layout) {
     layout_.subbuf_size = pages_.page_size();
     cursor_ = SubBufferCursor(layout_);
-    rec_.cpu = cpu();  // the same for every record
 }
 
 void CpuStream::fail(Error e) {
@@ -41,46 +40,69 @@ bool CpuStream::load_page(uint64_t index) {
     page_file_offset_ = pages_.page_offset(index);
     page_base_ = page->data();
     page_end_ = page->data() + page->size();
-    first_in_page_ = true;
     return true;
 }
 
-bool CpuStream::fill_forward() {
-    if (failed_) return false;
-    for (;;) {
-        if (page_open_) {
-            SubBufferRecord r;
-            if (cursor_.next(r)) {
-                set_record(r);
-                return true;
-            }
-            if (cursor_.failed()) {
-                Error e = cursor_.error();
-                fail(std::move(e.at_offset(static_cast<int64_t>(page_file_offset_) +
-                                           (e.offset() == Error::kNoOffset ? 0 : e.offset()))));
-                return false;
-            }
-            page_open_ = false;
+bool CpuStream::decode_page() {
+    size_t n = 0, cap = records_.size();
+    Record* out = records_.data();
+    const int cpu_id = cpu();
+    SubBufferRecord r;
+    while (cursor_.next(r)) {
+        if (n == cap) {
+            records_.resize(cap = n < 64 ? 64 : 2 * n);
+            out = records_.data();
         }
-        if (page_index_ >= pages_.page_count()) return false;
-        if (!load_page(page_index_++)) return false;
-        page_open_ = true;
+        fill_record(out[n], r, n == 0);
+        out[n].cpu = cpu_id;
+        ++n;
     }
+    page_records_ = n;
+    return !cursor_.failed();
+}
+
+void CpuStream::fail_page() {
+    Error e = cursor_.error();
+    fail(std::move(e.at_offset(static_cast<int64_t>(page_file_offset_) +
+                               (e.offset() == Error::kNoOffset ? 0 : e.offset()))));
+}
+
+bool CpuStream::fill_forward() {
+    page_records_ = 0;
+    fwd_pos_ = 0;
+    if (page_failed_) {
+        page_failed_ = false;
+        fail_page();
+    }
+    if (failed_) return false;
+    while (page_index_ < pages_.page_count()) {
+        if (!load_page(page_index_++)) return false;
+        // A corrupt record ends the walk after the records before it, as kbuffer's walk would.
+        page_failed_ = !decode_page();
+        if (page_records_ != 0) return true;
+        if (page_failed_) {
+            page_failed_ = false;
+            fail_page();
+            return false;
+        }
+    }
+    return false;
 }
 
 void CpuStream::rewind() {
     back_mode_ = false;
     page_index_ = 0;
-    page_open_ = false;
-    has_ = false;
+    page_failed_ = false;
+    page_records_ = 0;
+    fwd_pos_ = 0;
 }
 
 void CpuStream::seek_end() {
     back_mode_ = true;
     back_next_page_ = pages_.page_count();
-    back_page_.clear();
     back_pos_ = 0;
-    has_ = false;
+    page_records_ = 0;
+    fwd_pos_ = 0;
 }
 
 bool CpuStream::fill_back_page() {
@@ -88,28 +110,11 @@ bool CpuStream::fill_back_page() {
         if (failed_ || back_next_page_ == 0) return false;
         uint64_t index = --back_next_page_;
         if (!load_page(index)) return false;
-        back_page_.clear();
-        SubBufferRecord r;
-        while (cursor_.next(r)) {
-            Record rec;
-            fill_record(rec, r, back_page_.empty());
-            rec.cpu = cpu();
-            back_page_.push_back(rec);
-        }
-        if (cursor_.failed()) {
-            Error e = cursor_.error();
-            fail(std::move(e.at_offset(static_cast<int64_t>(page_file_offset_) +
-                                       (e.offset() == Error::kNoOffset ? 0 : e.offset()))));
-            // The records before the bad one stay usable, as in forward mode.
-        }
-        back_pos_ = back_page_.size();
+        // The records before a corrupt one stay usable, as in forward mode.
+        if (!decode_page()) fail_page();
+        back_pos_ = page_records_;
     }
     return true;
-}
-
-const Record* CpuStream::peek_back() {
-    if (back_pos_ == 0 && !fill_back_page()) return nullptr;
-    return &back_page_[back_pos_ - 1];
 }
 
 }  // namespace ringscope::engine

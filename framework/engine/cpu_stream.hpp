@@ -27,19 +27,13 @@ class CpuStream {
     CpuStream clone() const { return CpuStream(pages_.clone(), layout_, clock_, cpu_index_); }
 
     // Forward: the record at the cursor, or nullptr at the end (or on an error: see status()).
+    // The open page's records are decoded in one pass when it loads (a tight loop, no per-record
+    // branch on the page state), so this is an index check; page changes are out of line.
     const Record* peek() {
-        if (has_) return &rec_;
-        // The next record of the open page, inline; page changes and errors out of line.
-        if (page_open_) {
-            SubBufferRecord r;
-            if (cursor_.next(r)) {
-                set_record(r);
-                return &rec_;
-            }
-        }
-        return fill_forward() ? &rec_ : nullptr;
+        if (fwd_pos_ < page_records_) return &records_[fwd_pos_];
+        return fill_forward() ? &records_[fwd_pos_] : nullptr;
     }
-    void advance() noexcept { has_ = false; }
+    void advance() noexcept { ++fwd_pos_; }
 
     // Back to the first record (forward mode) or to the last one (reverse mode).
     void rewind();
@@ -52,7 +46,10 @@ class CpuStream {
     }
 
     // Reverse: the record before the cursor, newest first.
-    const Record* peek_back();
+    const Record* peek_back() {
+        if (back_pos_ == 0 && !fill_back_page()) return nullptr;
+        return &records_[back_pos_ - 1];
+    }
     void advance_back() noexcept {
         if (back_pos_ > 0) --back_pos_;
     }
@@ -91,13 +88,12 @@ class CpuStream {
         // kbuffer reports the page's missed events only while its very first record is current.
         rec.missed = (first && r.offset == cursor_.data_offset()) ? cursor_.missed_events() : 0;
     }
-    void set_record(const SubBufferRecord& r) noexcept {
-        fill_record(rec_, r, first_in_page_);
-        first_in_page_ = false;
-        has_ = true;
-    }
     bool fill_forward();
     bool load_page(uint64_t index);
+    // Decodes the loaded page's records into records_ (page_records_ of them); false when a
+    // record is corrupt (the records before it are there).
+    bool decode_page();
+    void fail_page();
     bool fill_back_page();
     void fail(Error e);
 
@@ -110,16 +106,18 @@ class CpuStream {
     uint64_t page_file_offset_ = 0;
     const uint8_t* page_base_ = nullptr;
     const uint8_t* page_end_ = nullptr;
-    bool page_open_ = false;
-    bool first_in_page_ = false;
-    bool has_ = false;
     bool failed_ = false;
-    Record rec_;
+    // The page's corrupt record, reported once the records before it are taken.
+    bool page_failed_ = false;
     Status status_;
 
-    // Reverse mode: the decoded records of one page, walked from the end.
-    std::vector<Record> back_page_;
-    size_t back_pos_ = 0;          // records left in back_page_ (the next is back_page_[back_pos_-1])
+    // The decoded records of the open page (records_ only grows: no allocation per page).
+    std::vector<Record> records_;
+    size_t page_records_ = 0;
+    size_t fwd_pos_ = 0;  // forward: the next record
+
+    // Reverse mode: the page's records walked from the end.
+    size_t back_pos_ = 0;          // records left (the next is records_[back_pos_ - 1])
     uint64_t back_next_page_ = 0;  // pages left to load backwards
     bool back_mode_ = false;
 

@@ -7,23 +7,6 @@
 
 namespace ringscope::io {
 
-namespace {
-// Mapped file pages this reader has read are dropped from its RSS once they span this much
-// (the page cache keeps them; a later access just faults them back in).
-constexpr uint64_t kReleaseWindow = 8ull << 20;
-// Mapped ahead of an uncompressed walk in one call (well inside the release window).
-constexpr uint64_t kPopulateWindow = 1ull << 20;
-}  // namespace
-
-void CpuPageReader::touched(uint64_t offset, uint64_t len) noexcept {
-    touched_lo_ = std::min(touched_lo_, offset);
-    touched_hi_ = std::max(touched_hi_, offset + len);
-    if (touched_hi_ - touched_lo_ < kReleaseWindow) return;
-    file_->release(touched_lo_, touched_hi_ - touched_lo_);
-    touched_lo_ = UINT64_MAX;
-    touched_hi_ = 0;
-}
-
 // The next chunk of a forward walk, decompressed by a task on another thread. The reader that
 // needs the chunk before the task has started runs it itself, so a dropped task costs nothing.
 struct CpuPageReader::Ahead {
@@ -163,10 +146,21 @@ std::optional<Status> CpuPageReader::take_ahead(size_t ci) {
 Status CpuPageReader::decompress_chunk(const MappedFile& file, uint32_t cpu, size_t ci, const Chunk& ch,
                                        Decompressor& dec, std::vector<uint8_t>& zbuf,
                                        std::vector<uint8_t>& out) {
-    auto z = file.read(ch.file_offset + 8, ch.zsize, zbuf);
-    if (!z) return Error(std::move(z).error()).in_file(file.path());
+    // Copied (pread) rather than read through the mapping: as for uncompressed pages, cheaper for
+    // the kernel than faulting the file's pages in and releasing them.
+    std::span<const uint8_t> z;
+    if (file.mode() == MappedFile::Mode::memory) {
+        auto view = file.read(ch.file_offset + 8, ch.zsize, zbuf);
+        if (!view) return Error(std::move(view).error()).in_file(file.path());
+        z = *view;
+    } else {
+        zbuf.resize(ch.zsize);
+        if (Status st = file.copy(ch.file_offset + 8, ch.zsize, zbuf.data()); !st)
+            return Error(std::move(st).error()).in_file(file.path());
+        z = zbuf;
+    }
     out.resize(ch.size);
-    if (auto st = dec.decompress(*z, out); !st) {
+    if (auto st = dec.decompress(z, out); !st) {
         return Error(Errc::decompress, "CPU " + std::to_string(cpu) + ": chunk " + std::to_string(ci) +
                                            " does not decompress: " + st.error().message())
             .at_offset(static_cast<int64_t>(ch.file_offset))
@@ -206,11 +200,27 @@ Status CpuPageReader::load_chunk(size_t ci) {
     if (!st) return st;
     ++decompressions_;
     current_chunk_ = ci;
-    // The compressed bytes are not needed again soon: keep RSS to the decompressed chunk.
-    touched(ch.file_offset, 8 + uint64_t(ch.zsize));
     // Forwards (or from the start): the next chunk is decompressed meanwhile.
     if (!ahead_.slots.empty() && (previous == SIZE_MAX || ci > previous)) post_ahead(ci);
     return {};
+}
+
+Expected<std::span<const uint8_t>> CpuPageReader::window_page(uint64_t index) {
+    if (index < window_first_ || index >= window_first_ + window_pages_) {
+        const uint64_t full_pages = data_size_ / page_size_;
+        const uint64_t n = std::max<uint64_t>(1, kReadWindow / page_size_);
+        // Forwards (or a jump): the window starts at the page; backwards: it ends with it.
+        uint64_t first = index;
+        if (window_pages_ != 0 && index < window_first_) first = index + 1 > n ? index + 1 - n : 0;
+        window_pages_ = 0;
+        const uint64_t count = std::min(n, full_pages - first);
+        window_.resize(count * page_size_);
+        if (Status st = file_->copy(data_offset_ + first * page_size_, window_.size(), window_.data()); !st)
+            return Error(std::move(st).error()).in_file(file_->path());
+        window_first_ = first;
+        window_pages_ = count;
+    }
+    return std::span<const uint8_t>(window_.data() + (index - window_first_) * page_size_, page_size_);
 }
 
 Expected<std::span<const uint8_t>> CpuPageReader::load(uint64_t index) {
@@ -218,23 +228,10 @@ Expected<std::span<const uint8_t>> CpuPageReader::load(uint64_t index) {
     const uint64_t avail = std::min<uint64_t>(page_size_, data_size_ - begin);
 
     if (compression_ == Compression::none) {
-        if (avail == page_size_ && file_->mode() != MappedFile::Mode::pread) {
-            const uint64_t at = data_offset_ + begin;
-            if (at >= populated_hi_) {
-                // Forward walks map the next window at once instead of faulting it in page by page.
-                populated_lo_ = at;
-                populated_hi_ = at + std::min(data_offset_ + data_size_ - at, kPopulateWindow);
-                file_->populate(populated_lo_, populated_hi_ - populated_lo_);
-            } else if (at < populated_lo_) {
-                // Backward walks: the window that ends with this page.
-                populated_hi_ = at + page_size_;
-                populated_lo_ = populated_hi_ - std::min(populated_hi_ - data_offset_, kPopulateWindow);
-                file_->populate(populated_lo_, populated_hi_ - populated_lo_);
-            }
-            touched(at, page_size_);
+        if (avail == page_size_ && file_->mode() == MappedFile::Mode::memory)
             return file_->bytes().subspan(data_offset_ + begin, page_size_);
-        }
-        // pread mode or a short last page: copy and zero-pad.
+        if (avail == page_size_) return window_page(index);
+        // A short last page: copy and zero-pad.
         std::vector<uint8_t> scratch;
         auto b = file_->read(data_offset_ + begin, static_cast<size_t>(avail), scratch);
         if (!b) return Error(std::move(b).error()).in_file(file_->path());

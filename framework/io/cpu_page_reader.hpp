@@ -1,5 +1,6 @@
 // The sub-buffer pages of one CPU of one buffer, in file order, for the iteration engine.
-// Uncompressed data: zero-copy views into the mapping. Compressed data (v7 zlib/zstd): one chunk
+// Uncompressed data: read 256 KB of pages at a time into a buffer of this reader (views into the
+// bytes for files held in memory). Compressed data (v7 zlib/zstd): one chunk
 // decompressed at a time into a buffer owned by this reader, so memory stays bounded by the largest
 // chunk whatever the size of the file; going backwards decompresses each chunk once.
 // One reader per CPU; readers of different CPUs may be used from different threads. With a
@@ -77,6 +78,9 @@ class CpuPageReader {
 
     CpuPageReader() = default;
     Expected<std::span<const uint8_t>> load(uint64_t index);
+    // Uncompressed page INDEX (a whole one) from window_, which is refilled by one read of the
+    // pages around it when it does not hold it.
+    Expected<std::span<const uint8_t>> window_page(uint64_t index);
     Status load_chunk(size_t chunk);
     // Reads and decompresses chunk CI into OUT; the error names the file, CPU, chunk and offset.
     static Status decompress_chunk(const MappedFile& file, uint32_t cpu, size_t ci, const Chunk& ch,
@@ -94,7 +98,6 @@ class CpuPageReader {
         ~AheadSlots();
         void cancel() noexcept;
     };
-    void touched(uint64_t offset, uint64_t len) noexcept;
 
     std::shared_ptr<const MappedFile> file_;
     Compression compression_ = Compression::none;
@@ -109,13 +112,14 @@ class CpuPageReader {
     size_t current_chunk_ = SIZE_MAX;
     std::vector<uint8_t> chunk_buf_;  // the one decompressed chunk
     std::vector<uint8_t> zbuf_;       // compressed bytes in pread mode
-    std::vector<uint8_t> page_buf_;   // a padded last page / pread-mode page
-    // File range read from the mapping since the last release (RSS stays bounded in mapped mode).
-    uint64_t touched_lo_ = UINT64_MAX;
-    uint64_t touched_hi_ = 0;
+    std::vector<uint8_t> page_buf_;   // a padded last page
+    // Uncompressed data read from the file: pages window_first_ .. + window_pages_. A copy costs
+    // the kernel less than mapping and unmapping the file's pages, and leaves them in the cache.
+    std::vector<uint8_t> window_;
+    uint64_t window_first_ = 0;
+    uint64_t window_pages_ = 0;
+    static constexpr uint64_t kReadWindow = 256 << 10;
     uint64_t decompressions_ = 0;
-    uint64_t populated_lo_ = 0;  // file range mapped ahead by populate()
-    uint64_t populated_hi_ = 0;
     std::shared_ptr<TaskRunner> runner_;
     // Chunks decompressed ahead at most, besides the current one: enough lead that a worker busy
     // formatting finds the task before the walk needs its chunk.

@@ -75,23 +75,35 @@ MappedFile::~MappedFile() {
     if (fd_ >= 0) ::close(fd_);
 }
 
+Status MappedFile::check_range(uint64_t offset, size_t len) const {
+    if (offset <= size_ && len <= size_ - offset) return {};
+    return Error(Errc::truncated, "read of " + std::to_string(len) +
+                                      " bytes past the end of the file (size " + std::to_string(size_) + ")")
+        .at_offset(static_cast<int64_t>(offset))
+        .in_file(path_);
+}
+
 Expected<std::span<const uint8_t>> MappedFile::read(uint64_t offset, size_t len,
                                                     std::vector<uint8_t>& scratch) const {
-    if (offset > size_ || len > size_ - offset) {
-        return Error(Errc::truncated, "read of " + std::to_string(len) +
-                                          " bytes past the end of the file (size " + std::to_string(size_) +
-                                          ")")
-            .at_offset(static_cast<int64_t>(offset))
-            .in_file(path_);
-    }
+    if (Status st = check_range(offset, len); !st) return std::move(st).error();
     if (mode_ != Mode::pread) {
         if (len == 0) return std::span<const uint8_t>();
         return std::span<const uint8_t>(data_ + offset, len);
     }
     scratch.resize(len);
+    if (Status st = copy(offset, len, scratch.data()); !st) return std::move(st).error();
+    return std::span<const uint8_t>(scratch.data(), len);
+}
+
+Status MappedFile::copy(uint64_t offset, size_t len, uint8_t* dst) const {
+    if (Status st = check_range(offset, len); !st) return st;
+    if (mode_ == Mode::memory) {
+        if (len) std::memcpy(dst, data_ + offset, len);
+        return {};
+    }
     size_t done = 0;
     while (done < len) {
-        ssize_t r = ::pread(fd_, scratch.data() + done, len - done, static_cast<off_t>(offset + done));
+        ssize_t r = ::pread(fd_, dst + done, len - done, static_cast<off_t>(offset + done));
         if (r < 0) {
             if (errno == EINTR) continue;
             return errno_error("cannot read", path_).at_offset(static_cast<int64_t>(offset + done));
@@ -103,19 +115,7 @@ Expected<std::span<const uint8_t>> MappedFile::read(uint64_t offset, size_t len,
         }
         done += static_cast<size_t>(r);
     }
-    return std::span<const uint8_t>(scratch.data(), len);
-}
-
-void MappedFile::populate(uint64_t offset, uint64_t len) const noexcept {
-#ifndef MADV_POPULATE_READ
-    constexpr int MADV_POPULATE_READ = 22;  // Linux 5.14; older kernels say EINVAL: faults as before
-#endif
-    if (mode_ != Mode::mapped || offset >= size_) return;
-    static const uint64_t pg = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    uint64_t begin = offset / pg * pg;
-    uint64_t end = std::min<uint64_t>(offset + len, size_);
-    if (end <= begin) return;
-    (void)madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_POPULATE_READ);
+    return {};
 }
 
 void MappedFile::release(uint64_t offset, uint64_t len) const noexcept {

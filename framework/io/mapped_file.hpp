@@ -38,15 +38,18 @@ class MappedFile {
     // Errors: Errc::truncated (range past the end, with the offset), Errc::io.
     Expected<std::span<const uint8_t>> read(uint64_t offset, size_t len, std::vector<uint8_t>& scratch) const;
 
+    // Copies LEN bytes at OFFSET into DST with pread(2) in every mode (from memory in memory
+    // mode): a copy that leaves the bytes in the cache without mapping the file's pages.
+    // Errors as read().
+    Status copy(uint64_t offset, size_t len, uint8_t* dst) const;
+
     // Tells the kernel a mapped range will not be needed soon (drops it from this process's RSS;
     // the page cache keeps it). No-op unless mapped.
     void release(uint64_t offset, uint64_t len) const noexcept;
-    // Maps [offset, offset + len) in one call (MADV_POPULATE_READ) rather than a page fault per
-    // 64 KB; a hint: nothing happens where the kernel does not support it.
-    void populate(uint64_t offset, uint64_t len) const noexcept;
 
   private:
     MappedFile() = default;
+    Status check_range(uint64_t offset, size_t len) const;  // Errc::truncated past the end
 
     std::string path_;
     int fd_ = -1;

@@ -141,6 +141,86 @@ TEST(CpuStream, CorruptPageMidFileStopsWithTheFileOffset) {
     EXPECT_EQ(s.peek(), nullptr);
 }
 
+// A page's records are decoded in one pass when it loads: pages of many records (the decode
+// buffer grows), every field as the walk hands it out, and a corrupt record reported only once
+// the records before it are taken.
+TEST(CpuStream, PagesOfManyRecordsAndTheErrorAfterThem) {
+    PageBuilder big(100);
+    std::vector<Seen> want;
+    for (uint32_t i = 0; i < 300; ++i) {
+        big.event(100 + 3 * i, 1000 + i, 1);
+        want.push_back({100 + 3 * i, 1000 + i, 0});
+    }
+    PageBuilder bad(2000);
+    bad.event(2000, 7).event(2010, 8).event(2020, 9);
+    auto path = test::write_trace({{
+        PageBuilder(10).event(10, 1).build(), big.build(),
+        bad.raw_commit(2 * 12 + 6).build(),  // the third record runs past the data
+    }});
+    auto f = open(path);
+    ASSERT_TRUE(f);
+    auto streams = f->open_streams(0);
+    ASSERT_TRUE(streams);
+    CpuStream& s = (*streams)[0];
+    const auto& cpu = f->reader().buffers()[0].cpus[0];
+    std::vector<Seen> seen;
+    const Record* r = s.peek();
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->offset, cpu.offset + s.pages().page_size() * 0 + 16);
+    s.advance();
+    for (size_t i = 0; i < 300; ++i) {
+        r = s.peek();
+        ASSERT_NE(r, nullptr) << i;
+        EXPECT_EQ(r->record_size, 8u);
+        EXPECT_EQ(r->offset, cpu.offset + 4096 + 16 + 8 * i);
+        EXPECT_EQ(r->trailing, 4096 - 16 - 8 * (i + 1));
+        EXPECT_EQ(r->cpu, s.cpu());
+        seen.push_back({r->ts, tag_of(*r), r->missed});
+        s.advance();
+    }
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(seen[i].ts, want[i].ts) << i;
+        EXPECT_EQ(seen[i].tag, want[i].tag) << i;
+    }
+    // The bad page: its first two records, status still ok while they are taken, then the error.
+    for (uint32_t tag : {7u, 8u}) {
+        r = s.peek();
+        ASSERT_NE(r, nullptr);
+        EXPECT_EQ(tag_of(*r), tag);
+        EXPECT_TRUE(s.status());
+        s.advance();
+    }
+    EXPECT_EQ(s.peek(), nullptr);
+    ASSERT_FALSE(s.status());
+    EXPECT_GE(s.status().error().offset(), static_cast<int64_t>(cpu.offset + 2 * 4096));
+    EXPECT_EQ(s.peek(), nullptr);
+
+    // Reverse starts at the bad page: its two records, then it stops with the error.
+    auto again = f->open_streams(0);
+    ASSERT_TRUE(again);
+    auto rev = backward((*again)[0]);
+    ASSERT_EQ(rev.size(), 2u);
+    EXPECT_EQ(rev[0].tag, 8u);
+    EXPECT_EQ(rev[1].tag, 7u);
+    EXPECT_FALSE((*again)[0].status());
+
+    // Without the bad page, reverse is forward reversed across the big page.
+    auto good_path = test::write_trace({{PageBuilder(10).event(10, 1).build(), big.build()}});
+    auto good = open(good_path);
+    ASSERT_TRUE(good);
+    auto gs = good->open_streams(0);
+    ASSERT_TRUE(gs);
+    auto fwd = forward((*gs)[0]);
+    auto back = backward((*gs)[0]);
+    ASSERT_EQ(fwd.size(), 301u);
+    ASSERT_EQ(back.size(), fwd.size());
+    for (size_t i = 0; i < fwd.size(); ++i) {
+        EXPECT_EQ(back[fwd.size() - 1 - i].ts, fwd[i].ts) << i;
+        EXPECT_EQ(back[fwd.size() - 1 - i].tag, fwd[i].tag) << i;
+    }
+    EXPECT_TRUE((*gs)[0].status());
+}
+
 TEST(CpuStream, RecordRunningPastTheDataIsAnError) {
     PageBuilder p(10);
     p.event(10, 1).event(20, 2);

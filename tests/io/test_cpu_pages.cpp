@@ -1,4 +1,4 @@
-// CpuPageReader: sequential, random and reverse access, chunk decompression counts, zero copy.
+// CpuPageReader: sequential, random and reverse access, chunk decompression counts, read windows.
 #include "framework/io/trace_dat_writer.hpp"
 #include "io_test_util.hpp"
 
@@ -90,7 +90,7 @@ TEST(CpuPages, ChunkSizesOneAndSevenPagesZstdAndZlib) {
     EXPECT_EQ(p->chunk_count(), (p->page_count() + 6) / 7);
 }
 
-TEST(CpuPages, UncompressedPagesAreViewsIntoTheMapping) {
+TEST(CpuPages, UncompressedPagesAreReadInWindowsOrViewedInMemory) {
     iotest::TempDir dir;
     const std::string path = make_copy(dir, Compression::none, 10, "none.dat");
     check_access_patterns(path);
@@ -102,13 +102,34 @@ TEST(CpuPages, UncompressedPagesAreViewsIntoTheMapping) {
     EXPECT_FALSE(pr->compressed());
     EXPECT_EQ(pr->chunk_count(), 0u);
     const auto whole = r->file()->bytes();
+    const uint64_t window = (256u << 10) / pr->page_size();
+    ASSERT_GT(pr->page_count(), 2 * window) << "the walk must cross windows";
+    const uint8_t* prev = nullptr;
     for (uint64_t i = 0; i < pr->page_count(); ++i) {
         auto p = pr->page(i);
         ASSERT_TRUE(p);
-        // Zero copy: the span points into the mapping, at the page's file offset.
-        EXPECT_EQ(p->data(), whole.data() + pr->page_offset(i));
+        ASSERT_EQ(std::memcmp(p->data(), whole.data() + pr->page_offset(i), pr->page_size()), 0)
+            << "page " << i;
+        // A copy, not the mapping; the pages of one window come from one read, back to back.
+        EXPECT_NE(p->data(), whole.data() + pr->page_offset(i));
+        if (i % window != 0) {
+            EXPECT_EQ(p->data(), prev + pr->page_size()) << "page " << i;
+        }
+        prev = p->data();
     }
     EXPECT_EQ(pr->decompressions(), 0u);
+
+    // A file held in memory: views into its bytes, no copy.
+    auto mem = MappedFile::from_bytes(std::vector<uint8_t>(whole.begin(), whole.end()), "none-in-memory");
+    auto rm = TraceDatReader::open(mem);
+    ASSERT_TRUE(rm) << rm.error().to_string();
+    auto pm = rm->cpu_pages(0, 0);
+    ASSERT_TRUE(pm);
+    for (uint64_t i = 0; i < pm->page_count(); ++i) {
+        auto p = pm->page(i);
+        ASSERT_TRUE(p);
+        EXPECT_EQ(p->data(), mem->bytes().data() + pm->page_offset(i));
+    }
 }
 
 TEST(CpuPages, ShortLastPageIsZeroPadded) {

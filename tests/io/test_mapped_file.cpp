@@ -97,3 +97,27 @@ TEST(MappedFile, PreadModeReadsTheSameTrace) {
         }
     }
 }
+
+// copy(): the same bytes in every mode, bounds checked as read().
+TEST(MappedFile, CopyReadsTheBytesInEveryMode) {
+    const std::string path = iotest::data("kvm/kvm-extra.dat");
+    const std::string want = iotest::slurp(path);
+    ASSERT_GT(want.size(), 70000u);
+    auto mapped = MappedFile::open(path);
+    auto pread = MappedFile::open(path, false);
+    ASSERT_TRUE(mapped);
+    ASSERT_TRUE(pread);
+    auto memory = MappedFile::from_bytes(std::vector<uint8_t>(want.begin(), want.end()), "in-memory");
+    for (const MappedFile* f : {mapped->get(), pread->get(), memory.get()}) {
+        std::vector<uint8_t> out(65536, 0xAA);
+        ASSERT_TRUE(f->copy(1234, out.size(), out.data()));
+        EXPECT_EQ(std::memcmp(out.data(), want.data() + 1234, out.size()), 0);
+        ASSERT_TRUE(f->copy(want.size() - 7, 7, out.data()));
+        EXPECT_EQ(std::memcmp(out.data(), want.data() + want.size() - 7, 7), 0);
+        Status past = f->copy(want.size() - 7, 8, out.data());
+        ASSERT_FALSE(past);
+        EXPECT_EQ(past.error().code(), Errc::truncated);
+        EXPECT_EQ(past.error().offset(), static_cast<int64_t>(want.size() - 7));
+        EXPECT_FALSE(f->copy(UINT64_MAX - 2, 8, out.data()));
+    }
+}
