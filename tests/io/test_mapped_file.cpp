@@ -101,7 +101,7 @@ TEST(MappedFile, PreadModeReadsTheSameTrace) {
 // copy(): the same bytes in every mode, bounds checked as read().
 TEST(MappedFile, CopyReadsTheBytesInEveryMode) {
     const std::string path = iotest::data("kvm/kvm-extra.dat");
-    const std::string want = iotest::slurp(path);
+    const std::string want = iotest::read_file(path);
     ASSERT_GT(want.size(), 70000u);
     auto mapped = MappedFile::open(path);
     auto pread = MappedFile::open(path, false);
