@@ -1,18 +1,12 @@
 #include "framework/export/http_client.hpp"
 
-#include <curl/curl.h>
-
 #include <cstdlib>
-#include <mutex>
 #include <thread>
+
+#include "framework/export/lib_curl.hpp"
 
 namespace ringscope::exporter {
 namespace {
-
-void global_init_once() {
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 size_t collect(char* data, size_t size, size_t n, void* user) {
     static_cast<std::string*>(user)->append(data, size * n);
@@ -41,45 +35,46 @@ struct HttpClient::Impl {
     Credentials credentials;
     RetryPolicy policy;
     RetryLog log;
+    const LibCurl* lib = nullptr;
     CURL* curl = nullptr;
 
     ~Impl() {
-        if (curl) curl_easy_cleanup(curl);
+        if (curl) lib->easy_cleanup(curl);
     }
 
     std::string where() const { return url.http_base().substr(7, url.http_base().size() - 8); }
 
     Attempt post(const std::string& target, std::span<const uint8_t> body, bool deflated) {
         Attempt a;
-        curl_easy_reset(curl);
-        curl_easy_setopt(curl, CURLOPT_URL, target.c_str());
-        curl_easy_setopt(curl, CURLOPT_POST, 1L);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, reinterpret_cast<const char*>(body.data()));
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
-        curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &collect);
-        curl_easy_setopt(curl, CURLOPT_WRITEDATA, &a.body);
-        curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+        lib->easy_reset(curl);
+        lib->easy_setopt(curl, CURLOPT_URL, target.c_str());
+        lib->easy_setopt(curl, CURLOPT_POST, 1L);
+        lib->easy_setopt(curl, CURLOPT_POSTFIELDS, reinterpret_cast<const char*>(body.data()));
+        lib->easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+        lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, &collect);
+        lib->easy_setopt(curl, CURLOPT_WRITEDATA, &a.body);
+        lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+        lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
         if (!credentials.user.empty()) {
-            curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-            curl_easy_setopt(curl, CURLOPT_USERNAME, credentials.user.c_str());
-            curl_easy_setopt(curl, CURLOPT_PASSWORD, credentials.password.c_str());
+            lib->easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+            lib->easy_setopt(curl, CURLOPT_USERNAME, credentials.user.c_str());
+            lib->easy_setopt(curl, CURLOPT_PASSWORD, credentials.password.c_str());
         }
         curl_slist* headers = nullptr;
-        headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
-        if (deflated) headers = curl_slist_append(headers, "Content-Encoding: deflate");
-        curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-        CURLcode rc = curl_easy_perform(curl);
-        curl_slist_free_all(headers);
+        headers = lib->slist_append(headers, "Expect:");  // no 100-continue round trip
+        if (deflated) headers = lib->slist_append(headers, "Content-Encoding: deflate");
+        lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+        CURLcode rc = lib->easy_perform(curl);
+        lib->slist_free_all(headers);
         if (rc != CURLE_OK) {
             a.retryable = true;
             // Refused or unresolved: nothing was sent. Anything else may have delivered the body.
             a.may_have_landed = rc != CURLE_COULDNT_CONNECT && rc != CURLE_COULDNT_RESOLVE_HOST;
-            a.message = where() + ": " + curl_easy_strerror(rc);
+            a.message = where() + ": " + lib->easy_strerror(rc);
             return a;
         }
         long status = 0;
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+        lib->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
         if (status == 200) {
             a.ok = true;
             return a;
@@ -125,9 +120,11 @@ HttpClient::~HttpClient() = default;
 
 Expected<HttpClient> HttpClient::create(ClickHouseUrl url, Credentials credentials, RetryPolicy policy,
                                         RetryLog log) {
-    global_init_once();
+    auto lib = LibCurl::get();
+    if (!lib) return std::move(lib).error();
     auto impl = std::make_unique<Impl>();
-    impl->curl = curl_easy_init();
+    impl->lib = *lib;
+    impl->curl = impl->lib->easy_init();
     if (!impl->curl) return Error(Errc::io, "curl_easy_init failed");
     impl->url = std::move(url);
     impl->credentials = std::move(credentials);
@@ -161,10 +158,11 @@ Expected<uint64_t> HttpClient::query_count(std::string_view sql) {
 
 Status HttpClient::insert(std::string_view insert_sql, std::span<const uint8_t> deflated_body,
                           const std::function<Expected<bool>()>& landed) {
-    char* escaped = curl_easy_escape(impl_->curl, insert_sql.data(), static_cast<int>(insert_sql.size()));
+    char* escaped =
+        impl_->lib->easy_escape(impl_->curl, insert_sql.data(), static_cast<int>(insert_sql.size()));
     if (!escaped) return Error(Errc::io, "curl_easy_escape failed");
     const std::string target = impl_->url.http_base() + "?query=" + escaped;
-    curl_free(escaped);
+    impl_->lib->free(escaped);
     auto r = impl_->with_retries([&] { return impl_->post(target, deflated_body, true); }, landed);
     if (!r) return std::move(r).error();
     return Status::success();
