@@ -11,10 +11,28 @@
 #include "framework/export/clickhouse_url.hpp"
 #include "framework/export/content_hash.hpp"
 #include "framework/export/deflate_stream.hpp"
+#include "framework/export/lib_curl.hpp"
 #include "framework/export/native_block.hpp"
 
 namespace ringscope::exporter {
 namespace {
+
+// libcurl is loaded on the first export, not linked: its functions must all resolve and work.
+TEST(LibCurl, LoadsOnceAndItsFunctionsWork) {
+    auto lib = LibCurl::get();
+    ASSERT_TRUE(lib) << lib.error().message();
+    auto again = LibCurl::get();
+    ASSERT_TRUE(again);
+    EXPECT_EQ(*lib, *again);
+    CURL* handle = (*lib)->easy_init();
+    ASSERT_NE(handle, nullptr);
+    char* escaped = (*lib)->easy_escape(handle, "a b&c", 5);
+    ASSERT_NE(escaped, nullptr);
+    EXPECT_STREQ(escaped, "a%20b%26c");
+    (*lib)->free(escaped);
+    EXPECT_STREQ((*lib)->easy_strerror(CURLE_COULDNT_CONNECT), "Couldn't connect to server");
+    (*lib)->easy_cleanup(handle);
+}
 
 TEST(ClickHouseUrl, FullForm) {
     auto u = ClickHouseUrl::parse("clickhouse://127.0.0.2:18123/traces");
