@@ -98,9 +98,8 @@ class SliceReader {
     bool exact_ = true;
     bool done_ = true;
     std::vector<uint64_t> starts_, ends_;
-    const MergeSource* base_;
-    std::vector<std::map<uint64_t, SliceBound>> known_;  // per source, from the plan and the probes  // the
-                                                         // merger's sources (their vector does not change)
+    const MergeSource* base_;  // the merger's sources (their vector does not change)
+    std::vector<std::map<uint64_t, SliceBound>> known_;  // per source, from the plan and the probes
 };
 
 }  // namespace ringscope::engine
