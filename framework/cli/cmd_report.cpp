@@ -1046,7 +1046,7 @@ int ReportRun::print_events() {
         Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
         if (irq_hidden(ev, common[fi])) continue;
         if (filtered[fi] && !filters_[fi].accept(ev)) continue;
-        const size_t h = source_handle[static_cast<size_t>(src - merger.sources().data())];
+        const size_t h = source_handle[merger.index_of(src)];
         HandleInfo& hi = handles[h];
         const size_t ci = static_cast<size_t>(src->stream.cpu_index());
         if (o_.ts_check && ci < hi.last_ts.size() && hi.last_ts[ci] > rec->ts) {
@@ -1190,7 +1190,6 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
         std::vector<std::optional<output::CommonLayout>> common;  // from its first event of each file
         uint64_t unknown = 0;
     };
-    std::vector<SliceResult> results(static_cast<size_t>(jobs) + 1);
     // Where the merge stands: at the start, then where the last slice written stopped.
     std::vector<uint64_t> at;
     for (auto& s : merger.sources()) {
@@ -1202,6 +1201,7 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
     // a slice holds the plan's bytes on average, twice that now and then.
     output::SliceWriter writer(
         jobs, static_cast<size_t>(std::min<uint64_t>(4 * slice_bytes(), uint64_t{256} << 20)));
+    std::vector<SliceResult> results(writer.in_flight());
     auto produce = [&](size_t wi, size_t slot, size_t index, output::OutputBuffer& out) {
         Worker& w = workers[wi];
         SliceResult& res = results[slot];

@@ -35,6 +35,11 @@ class EventMerger {
         run_ = nullptr;
         return sources_;
     }
+    // The position of SRC (a source next() gave) among sources(); unlike sources(), it leaves the
+    // current run alone, so a caller can ask it for every record.
+    size_t index_of(const MergeSource* src) const noexcept {
+        return static_cast<size_t>(src - sources_.data());
+    }
 
     // The source whose record comes next, oldest first (peek_next) or newest first (peek_back),
     // without moving; `cpus` empty = every source, else only those CPU ids. nullptr at the end.

@@ -58,7 +58,7 @@ void seek_stream_to(CpuStream& stream, uint64_t position) {
 }
 
 SliceReader::SliceReader(EventMerger merger, const SlicePlan& plan)
-    : merger_(std::move(merger)), bounds_(plan.bounds), base_(merger_.sources().data()), known_(plan.known) {
+    : merger_(std::move(merger)), bounds_(plan.bounds), known_(plan.known) {
     known_.resize(merger_.sources().size());
     starts_.assign(merger_.sources().size(), kStreamEnd);
     ends_.assign(merger_.sources().size(), kStreamEnd);

@@ -81,7 +81,7 @@ class SliceReader {
     const std::vector<uint64_t>& starts() const noexcept { return starts_; }
     const std::vector<uint64_t>& ends() const noexcept { return ends_; }
     // The position of SRC (a source next() gave) in the merger's order.
-    size_t index_of(const MergeSource* src) const noexcept { return static_cast<size_t>(src - base_); }
+    size_t index_of(const MergeSource* src) const noexcept { return merger_.index_of(src); }
 
   private:
     // The first timestamp at or after page INDEX of source K (end: none), remembered; false on an
@@ -98,7 +98,6 @@ class SliceReader {
     bool exact_ = true;
     bool done_ = true;
     std::vector<uint64_t> starts_, ends_;
-    const MergeSource* base_;  // the merger's sources (their vector does not change)
     std::vector<std::map<uint64_t, SliceBound>> known_;  // per source, from the plan and the probes
 };
 

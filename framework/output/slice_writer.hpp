@@ -19,9 +19,9 @@ namespace ringscope::output {
 
 class SliceWriter {
   public:
-    // Formats slice INDEX into TEXT on worker WORKER (0 .. threads-1); SLOT (0 .. threads) is the
-    // slice's place among those in flight, for the caller's per-slice results. False: the slice is
-    // not exact (its text is dropped, and so is every later slice's). May stop early when
+    // Formats slice INDEX into TEXT on worker WORKER (0 .. threads-1); SLOT (0 .. in_flight() - 1)
+    // is the slice's place among those in flight, for the caller's per-slice results. False: the
+    // slice is not exact (its text is dropped, and so is every later slice's). May stop early when
     // cancelled() turns true.
     using Produce = std::function<bool(size_t worker, size_t slot, size_t index, OutputBuffer& text)>;
     // On the caller's thread, in slice order, before a finished slice is written: false rejects it
@@ -39,6 +39,8 @@ class SliceWriter {
     // or rejected or the output fails. Returns how many were written; the workers have stopped.
     size_t run(size_t count, OutputBuffer& out, const Produce& produce, const Accept& accept);
     bool cancelled() const noexcept { return cancel_.load(std::memory_order_relaxed); }
+    // Slices taken and not yet written at most (threads + 1): the SLOT values Produce and Accept see.
+    size_t in_flight() const noexcept { return slots_.size(); }
 
   private:
     enum class State : unsigned char { free, working, done };
