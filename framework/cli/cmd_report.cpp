@@ -593,6 +593,10 @@ class ReportRun {
     }
     int check_report_options();
     int open_inputs();
+    // -j N, or the cores.
+    int threads() const {
+        return o_.jobs > 0 ? o_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    }
     int setup_symbols();
     int setup_filters();
     int list_cpus();
@@ -645,6 +649,7 @@ int ReportRun::open_inputs() {
         oo.ts2secs_hz = in.ts2secs;
         oo.ignore_date = o_.nodate;
         oo.ts_offset = in.ts_offset;
+        oo.prefetch_kallsyms = threads() > 1;
         if (Status st = set_.add_file(in.path, oo); !st) return fail(st.error());
     }
     return kExitOk;
@@ -972,8 +977,7 @@ int ReportRun::print_events() {
     // libtraceevent's bookkeeping): this thread prints those in merge order and hands them to the
     // batches as finished lines, so the output stays the serial one. Workers read none of the state
     // such printing changes (the comm is taken here). --ts-diff, --ts-check and json/csv keep one thread.
-    const int jobs =
-        o_.jobs > 0 ? o_.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int jobs = threads();
     // Report options (-w, --profile) see every line in order: they keep one thread too.
     const bool parallel =
         jobs > 1 && text && !o_.ts_diff && !o_.ts_check && !o_.raw && option_handlers_.empty();

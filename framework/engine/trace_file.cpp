@@ -59,9 +59,10 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     f->comms_.load_saved_cmdlines(md.saved_cmdlines);
     if (options.load_kallsyms && !md.kallsyms.empty()) {
         // Parsed on the first symbol look-up: counting or filtering events never needs one.
-        f->own_resolvers_.add(std::string(kKernelDomain),
-                              std::make_shared<symbols::LazyKallsymsResolver>(md.kallsyms, path + " kallsyms",
-                                                                              f->reader_.shared_metadata()));
+        auto kallsyms = std::make_shared<symbols::LazyKallsymsResolver>(md.kallsyms, path + " kallsyms",
+                                                                        f->reader_.shared_metadata());
+        if (options.prefetch_kallsyms) kallsyms->prefetch();
+        f->own_resolvers_.add(std::string(kKernelDomain), std::move(kallsyms));
     }
     f->setup_clock(options);
     return f;

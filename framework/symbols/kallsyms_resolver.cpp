@@ -1,6 +1,7 @@
 #include "framework/symbols/kallsyms_resolver.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -14,11 +15,18 @@ bool is_space(char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+// A hex digit's value, 16 for any other byte: one load per digit in the address loop.
+constexpr std::array<uint8_t, 256> kHexValue = [] {
+    std::array<uint8_t, 256> t{};
+    t.fill(16);
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<size_t>(c)] = static_cast<uint8_t>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c) t[static_cast<size_t>(c)] = static_cast<uint8_t>(c - 'a' + 10);
+    for (int c = 'A'; c <= 'F'; ++c) t[static_cast<size_t>(c)] = static_cast<uint8_t>(c - 'A' + 10);
+    return t;
+}();
+
+uint8_t hex_value(char c) {
+    return kHexValue[static_cast<unsigned char>(c)];
 }
 
 struct AddrLess {
@@ -34,17 +42,32 @@ Error line_error(const std::string& origin, int line, size_t col, std::string ms
 
 Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::parse(std::string_view text,
                                                                           std::string origin) {
+    auto copy = std::make_shared<const std::string>(text);
+    const std::string_view view(*copy);
+    return parse(view, std::move(origin), std::move(copy));
+}
+
+Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::parse(std::string_view text,
+                                                                          std::string origin,
+                                                                          std::shared_ptr<const void> owner) {
     std::shared_ptr<KallsymsResolver> r(new KallsymsResolver());
     r->origin_ = std::move(origin);
+    if (text.size() > UINT32_MAX) {
+        return Error(Errc::unsupported,
+                     "kallsyms text of " + std::to_string(text.size()) + " bytes: larger than 4 GiB")
+            .in_file(r->origin_);
+    }
+    r->owner_ = std::move(owner);
+    r->text_ = text;
     // A kallsyms line is ~40 bytes; reserving avoids regrowth on a 5 MB file.
     r->entries_.reserve(text.size() / 40 + 1);
-    r->names_.reserve(text.size() / 2);
 
     int line_no = 0;
     size_t pos = 0;
     while (pos < text.size()) {
         size_t eol = text.find('\n', pos);
         if (eol == std::string_view::npos) eol = text.size();
+        const size_t line_off = pos;
         std::string_view line = text.substr(pos, eol - pos);
         pos = eol + 1;
         ++line_no;
@@ -57,13 +80,12 @@ Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::parse(std::s
         uint64_t addr = 0;
         size_t digits = 0;
         if (line.size() - i > 2 && line[i] == '0' && (line[i + 1] == 'x' || line[i + 1] == 'X') &&
-            hex_value(line[i + 2]) >= 0)
+            hex_value(line[i + 2]) < 16)
             i += 2;
-        while (i < line.size() && hex_value(line[i]) >= 0) {
+        for (uint8_t v; i < line.size() && (v = hex_value(line[i])) < 16; ++i) {
             if (digits == 16) return line_error(r->origin_, line_no, i, "address longer than 16 hex digits");
-            addr = (addr << 4) | static_cast<uint64_t>(hex_value(line[i]));
+            addr = (addr << 4) | v;
             ++digits;
-            ++i;
         }
         if (digits == 0) return line_error(r->origin_, line_no, i, "expected a hex address");
         while (i < line.size() && is_space(line[i])) ++i;
@@ -75,54 +97,74 @@ Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::parse(std::s
         while (i < line.size() && !is_space(line[i])) ++i;
         if (i == name_start)
             return line_error(r->origin_, line_no, i, "expected a symbol name after the type");
-        std::string_view name = line.substr(name_start, i - name_start);
-        std::string_view mod;
+        if (i - name_start > UINT16_MAX)
+            return line_error(r->origin_, line_no, name_start, "symbol name longer than 65535 bytes");
+        size_t mod_len = 0;
         if (i + 1 < line.size() && line[i] == '\t' && line[i + 1] == '[') {
-            size_t ms = i + 2, me = ms;
+            size_t me = i + 2;
             while (me < line.size() && !is_space(line[me])) ++me;
             // libtraceevent drops the token's last character, the ']'.
-            if (me > ms) mod = line.substr(ms, me - ms - 1);
+            if (me > i + 2) mod_len = me - (i + 2) - 1;
+            if (mod_len > UINT16_MAX)
+                return line_error(r->origin_, line_no, i + 2, "module name longer than 65535 bytes");
         }
 
         // libtraceevent leaves out absolute symbols (x86-64 per-cpu offsets) and ARM's '$a' marks.
-        if (type == 'A' || type == 'a' || name[0] == '$') {
+        if (type == 'A' || type == 'a' || line[name_start] == '$') {
             ++r->skipped_;
             continue;
         }
         Entry e{};
         e.addr = addr;
-        e.name_off = static_cast<uint32_t>(r->names_.size());
-        e.name_len = static_cast<uint32_t>(name.size());
-        r->names_.append(name);
-        e.mod_off = static_cast<uint32_t>(r->names_.size());
-        e.mod_len = static_cast<uint32_t>(mod.size());
-        r->names_.append(mod);
+        e.name_off = static_cast<uint32_t>(line_off + name_start);
+        e.name_len = static_cast<uint16_t>(i - name_start);
+        e.mod_len = static_cast<uint16_t>(mod_len);
         e.file_index = static_cast<uint32_t>(r->entries_.size());
         r->entries_.push_back(e);
     }
-    // libtraceevent collects symbols in a prepend list (reverse file order) and sorts it stably by
-    // address; its look-up is a bsearch over that array. Ties in the same order keep its picks.
-    std::sort(r->entries_.begin(), r->entries_.end(), [](const Entry& a, const Entry& b) {
-        return a.addr != b.addr ? a.addr < b.addr : a.file_index > b.file_index;
-    });
+    r->sort_entries();
     r->build_index();
     return std::shared_ptr<const KallsymsResolver>(std::move(r));
+}
+
+void KallsymsResolver::sort_entries() {
+    // libtraceevent collects symbols in a prepend list (reverse file order) and sorts it stably by
+    // address; its look-up is a bsearch over that array. Ties in the same order keep its picks.
+    // kallsyms lists the core image in address order: then only the runs of equal addresses turn
+    // round, without a sort.
+    const bool by_address = std::is_sorted(entries_.begin(), entries_.end(),
+                                           [](const Entry& a, const Entry& b) { return a.addr < b.addr; });
+    if (!by_address) {
+        std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+            return a.addr != b.addr ? a.addr < b.addr : a.file_index > b.file_index;
+        });
+        return;
+    }
+    for (size_t i = 0; i < entries_.size();) {
+        size_t j = i + 1;
+        while (j < entries_.size() && entries_[j].addr == entries_[i].addr) ++j;
+        std::reverse(entries_.begin() + static_cast<std::ptrdiff_t>(i),
+                     entries_.begin() + static_cast<std::ptrdiff_t>(j));
+        i = j;
+    }
 }
 
 Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::load(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) return Error(Errc::io, std::string("cannot open: ") + std::strerror(errno)).in_file(path);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto text =
+        std::make_shared<std::string>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     if (in.bad()) return Error(Errc::io, std::string("read failed: ") + std::strerror(errno)).in_file(path);
-    return parse(text, path);
+    const std::string_view view(*text);
+    return parse(view, path, std::move(text));
 }
 
 Symbol KallsymsResolver::to_symbol(const Entry& e) const noexcept {
     Symbol s;
-    s.name = std::string_view(names_).substr(e.name_off, e.name_len);
+    s.name = text_.substr(e.name_off, e.name_len);
     s.start = e.addr;
     s.size = 0;
-    if (e.mod_len) s.module = std::string_view(names_).substr(e.mod_off, e.mod_len);
+    if (e.mod_len) s.module = text_.substr(e.name_off + e.name_len + 2, e.mod_len);
     return s;
 }
 

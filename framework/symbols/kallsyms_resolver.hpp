@@ -19,7 +19,11 @@ class KallsymsResolver final : public SymbolResolver {
   public:
     // Parses the whole text. `origin` names the source in describe() and in errors (a path, or
     // "trace.dat kallsyms"). Malformed lines give Errc::parse with the 1-based line (and column).
+    // The table keeps a copy of TEXT (its names are views into it).
     static Expected<std::shared_ptr<const KallsymsResolver>> parse(std::string_view text, std::string origin);
+    // The same without the copy: the names are views into TEXT, which OWNER keeps alive.
+    static Expected<std::shared_ptr<const KallsymsResolver>> parse(std::string_view text, std::string origin,
+                                                                   std::shared_ptr<const void> owner);
     // Reads FILE and parses it.
     static Expected<std::shared_ptr<const KallsymsResolver>> load(const std::string& path);
 
@@ -33,20 +37,23 @@ class KallsymsResolver final : public SymbolResolver {
 
     struct Entry {
         uint64_t addr;
-        uint32_t name_off, name_len;  // into names_
-        uint32_t mod_off, mod_len;    // mod_len 0: core image
-        uint32_t file_index;          // position among kept symbols, in file order
+        uint32_t name_off;    // into the text; the module name, if any, follows the name's "\t["
+        uint16_t name_len;    // the kernel caps names at 512 bytes (KSYM_NAME_LEN)
+        uint16_t mod_len;     // 0: core image
+        uint32_t file_index;  // position among kept symbols, in file order
     };
 
   private:
     KallsymsResolver() = default;
     Symbol to_symbol(const Entry& e) const noexcept;
     size_t reference_bsearch(uint64_t addr) const noexcept;
+    void sort_entries();
     void build_index();
 
     std::string origin_;
-    std::string names_;           // all names and module names, back to back
-    std::vector<Entry> entries_;  // sorted: address, then reverse file order (as libtraceevent)
+    std::shared_ptr<const void> owner_;  // keeps text_ alive
+    std::string_view text_;              // the kallsyms text the entries point into
+    std::vector<Entry> entries_;         // sorted: address, then reverse file order (as libtraceevent)
     // One slot per distinct address, dense for the search; the entry an exact hit and an address
     // inside the symbol get (they differ only where several names share the address).
     std::vector<uint64_t> starts_;

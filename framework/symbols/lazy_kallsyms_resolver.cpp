@@ -6,9 +6,22 @@ LazyKallsymsResolver::LazyKallsymsResolver(std::string_view text, std::string or
                                            std::shared_ptr<const void> owner)
     : text_(text), origin_(std::move(origin)), owner_(std::move(owner)) {}
 
+LazyKallsymsResolver::~LazyKallsymsResolver() {
+    if (prefetch_.joinable()) prefetch_.join();
+}
+
+void LazyKallsymsResolver::prefetch() {
+    if (prefetch_.joinable()) return;
+    try {
+        prefetch_ = std::thread([this] { parse_once(); });
+    } catch (const std::system_error&) {
+        // No thread to be had: the first look-up parses.
+    }
+}
+
 void LazyKallsymsResolver::parse_once() const {
     std::call_once(once_, [this] {
-        auto parsed = KallsymsResolver::parse(text_, origin_);
+        auto parsed = KallsymsResolver::parse(text_, origin_, owner_);
         if (parsed)
             table_ = std::move(*parsed);
         else

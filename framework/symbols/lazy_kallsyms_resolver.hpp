@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 
 #include <ringscope/error.hpp>
 #include <ringscope/resolver.hpp>
@@ -19,6 +21,11 @@ namespace ringscope::symbols {
 class LazyKallsymsResolver final : public SymbolResolver {
   public:
     LazyKallsymsResolver(std::string_view text, std::string origin, std::shared_ptr<const void> owner);
+    ~LazyKallsymsResolver() override;
+
+    // Starts the parse on a thread of its own (look-ups wait for it; the destructor joins it).
+    // Without a thread to start, the parse stays for the first look-up.
+    void prefetch();
 
     // No symbol at all when the text does not parse (status() says why).
     std::optional<Symbol> lookup(uint64_t addr) const override;
@@ -38,6 +45,7 @@ class LazyKallsymsResolver final : public SymbolResolver {
     mutable std::once_flag once_;
     mutable std::shared_ptr<const KallsymsResolver> table_;
     mutable std::optional<Error> error_;
+    std::thread prefetch_;
 };
 
 }  // namespace ringscope::symbols

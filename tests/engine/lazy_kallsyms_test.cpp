@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <thread>
+#include <vector>
 
 #include "framework/engine/trace_file.hpp"
 #include "framework/symbols/kallsyms_resolver.hpp"
@@ -67,6 +69,50 @@ TEST(LazyKallsyms, GoodTextParsesOnce) {
     EXPECT_TRUE(r.status());
     EXPECT_EQ(r.table(), r.table());
     EXPECT_EQ(r.table()->size(), 3u);
+}
+
+TEST(LazyKallsyms, PrefetchedAnswersTheSame) {
+    // report -j parses on a thread of its own while it sets up; the answers do not change, any
+    // number of threads may ask while it runs, and a table never asked is joined, not leaked.
+    OpenOptions prefetch;
+    prefetch.prefetch_kallsyms = true;
+    auto lazy = TraceFile::open(test::data_path("traces/full.dat"), OpenOptions{});
+    auto early = TraceFile::open(test::data_path("traces/full.dat"), prefetch);
+    ASSERT_TRUE(lazy && early);
+    const std::string& text = (*lazy)->reader().metadata().kallsyms;
+    std::vector<uint64_t> addrs;
+    for (size_t pos = 0; pos < text.size() && addrs.size() < 400;) {
+        const size_t eol = text.find('\n', pos);
+        const uint64_t addr = std::strtoull(text.c_str() + pos, nullptr, 16);
+        addrs.push_back(addr);
+        addrs.push_back(addr + 3);
+        pos = eol == std::string::npos ? text.size() : eol + 1;
+    }
+    ASSERT_FALSE(addrs.empty());
+    std::vector<std::thread> askers;
+    std::vector<int> mismatches(2, 0);
+    for (size_t t = 0; t < mismatches.size(); ++t) {
+        askers.emplace_back([&, t] {
+            for (uint64_t a : addrs) {
+                auto want = (*lazy)->resolvers().lookup(kKernelDomain, a);
+                auto got = (*early)->resolvers().lookup(kKernelDomain, a);
+                if (want.has_value() != got.has_value() || (want && (want->name != got->name)))
+                    ++mismatches[t];
+            }
+        });
+    }
+    for (auto& t : askers) t.join();
+    EXPECT_EQ(mismatches, std::vector<int>(2, 0));
+
+    const std::string small = "ffffffff81000000 T first\nffffffff81000100 t second\n";
+    auto unasked = std::make_unique<symbols::LazyKallsymsResolver>(small, "unasked", nullptr);
+    unasked->prefetch();
+    unasked->prefetch();  // started already: no second thread
+    unasked.reset();
+    symbols::LazyKallsymsResolver asked(small, "asked", nullptr);
+    asked.prefetch();
+    EXPECT_EQ(asked.lookup(0xffffffff81000004ull).value().name, "first");
+    EXPECT_EQ(asked.table()->size(), 2u);
 }
 
 }  // namespace

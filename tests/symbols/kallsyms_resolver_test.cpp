@@ -191,6 +191,64 @@ TEST(KallsymsResolver, HundredThousandSymbols) {
     }
 }
 
+TEST(KallsymsResolver, OrderOfTheLinesChangesNoPick) {
+    // Address order (the core image's) turns the runs of equal addresses round without a sort;
+    // any other order is sorted. Both must pick the same names, aliases included.
+    const std::vector<std::string> lines = {"ffffffff81000000 T _stext\n",
+                                            "ffffffff81000000 T _text\n",
+                                            "ffffffff81000100 t helper\n",
+                                            "ffffffff81000200 T memcpy\n",
+                                            "ffffffff81000200 T __memcpy\n",
+                                            "ffffffff81000200 T memcpy_alias\n",
+                                            "ffffffff81000300 W weak_fn\n",
+                                            "ffffffffc0201040 t vq_break\t[virtio_ring]\n",
+                                            "ffffffffc0201040 t vq_alias\t[virtio_ring]\n",
+                                            "ffffffffc0300000 t last_sym\t[kvm_amd]\n"};
+    std::string sorted;
+    for (const auto& l : lines) sorted += l;
+    // Unsorted: the module lines first, keeping the file order of each address's names.
+    std::string unsorted;
+    for (size_t i = 7; i < lines.size(); ++i) unsorted += lines[i];
+    for (size_t i = 0; i < 7; ++i) unsorted += lines[i];
+    auto a = parse_ok(sorted), b = parse_ok(unsorted);
+    ASSERT_TRUE(a && b);
+    for (uint64_t q :
+         {0xffffffff81000000ull, 0xffffffff81000001ull, 0xffffffff81000200ull, 0xffffffff81000201ull,
+          0xffffffffc0201040ull, 0xffffffffc0201041ull, 0xffffffffc0300000ull}) {
+        EXPECT_EQ(name_at(*a, q), name_at(*b, q)) << std::hex << q;
+        ASSERT_EQ(a->names_at(q).size(), b->names_at(q).size()) << std::hex << q;
+        for (size_t k = 0; k < a->names_at(q).size(); ++k)
+            EXPECT_EQ(a->names_at(q)[k].name, b->names_at(q)[k].name) << std::hex << q;
+    }
+    EXPECT_EQ(name_at(*a, 0xffffffff81000201), "memcpy+0x1");
+    EXPECT_EQ(name_at(*a, 0xffffffffc0201041), "vq_break+0x1");
+    EXPECT_EQ(a->lookup(0xffffffffc0201041).value().module, "virtio_ring");
+}
+
+TEST(KallsymsResolver, NamesAreViewsIntoTheText) {
+    // With an owner the table keeps no copy: its names point into the text, kept alive by it.
+    auto text = std::make_shared<std::string>("ffffffff81000000 T _text\nffffffffc0000010 t g\t[mod]\n");
+    const std::string_view view(*text);
+    auto r = KallsymsResolver::parse(view, "owned", text);
+    ASSERT_TRUE(r) << r.error().to_string();
+    text.reset();
+    auto s = (*r)->lookup(0xffffffffc0000010);
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->name, "g");
+    EXPECT_EQ(s->module, "mod");
+    EXPECT_EQ(s->name.data(), view.data() + view.find("g\t"));
+    // Without one it copies: the caller's text may go at once.
+    std::shared_ptr<const KallsymsResolver> copied;
+    {
+        std::string temporary = "ffffffff81000000 T only\n";
+        auto c = KallsymsResolver::parse(temporary, "copied");
+        ASSERT_TRUE(c);
+        copied = *c;
+        temporary.assign(temporary.size(), 'x');
+    }
+    EXPECT_EQ(name_at(*copied, 0xffffffff81000000), "only");
+}
+
 // The reference: every "exit FUNC+0xOFF" / "enter FUNC+0xOFF" the C example of
 // tep_plugin_kvm_get_func(3) printed, against the same guest kallsyms.
 TEST(KallsymsResolver, MatchesLibtraceeventOnGuestKallsyms) {
