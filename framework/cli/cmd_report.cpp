@@ -1172,7 +1172,8 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
     // The comm tables sort themselves on their first look-up: done here, before the threads read
     // them. Nothing registers names in this mode (no plugin handler), so it changes no name.
     for (size_t f = 0; f < set_.size(); ++f) (void)set_.file(f).comm(1);
-    struct Worker {
+    // A cache line of its own: each thread writes its info buffer for every line.
+    struct alignas(64) Worker {
         std::unique_ptr<engine::SliceReader> reader;
         std::unique_ptr<TypeTables> types;
         TextBuffer info;

@@ -174,12 +174,11 @@ void SliceReader::stop() {
     if (!merger_.status()) exact_ = false;
 }
 
-bool SliceReader::next(const Record*& rec, MergeSource*& src) {
-    if (done_) return false;
-    if (!merger_.next(rec, src)) {
+void SliceReader::end_at(bool got, const Record* rec, const MergeSource* src) {
+    if (!got) {
         std::fill(ends_.begin(), ends_.end(), kStreamEnd);
         stop();
-        return false;
+        return;
     }
     if (!hi_.above(rec->ts)) {
         // Every head is at or past the upper bound now (the merge took the oldest): there the
@@ -190,14 +189,10 @@ bool SliceReader::next(const Record*& rec, MergeSource*& src) {
             ends_[k] = r ? r->offset : kStreamEnd;
         }
         stop();
-        return false;
+        return;
     }
-    if (lo_.end || rec->ts < lo_.ts) {
-        exact_ = false;
-        done_ = true;
-        return false;
-    }
-    return true;
+    exact_ = false;  // a record before the lower bound
+    done_ = true;
 }
 
 }  // namespace ringscope::engine

@@ -72,8 +72,15 @@ class SliceReader {
     // one. False when the slice cannot be exact (an error, bounds out of order): see exact().
     bool begin(size_t i);
     // The slice's next record in merge order; false at its end, or when it turns out not to be
-    // exact (a record before the lower bound, a stream error).
-    bool next(const Record*& rec, MergeSource*& src);
+    // exact (a record before the lower bound, a stream error). Inline: once per record.
+    bool next(const Record*& rec, MergeSource*& src) {
+        if (done_) return false;
+        const bool got = merger_.next(rec, src);
+        if (got && hi_.above(rec->ts) && !lo_.end && rec->ts >= lo_.ts) [[likely]]
+            return true;
+        end_at(got, rec, src);
+        return false;
+    }
     // No check failed so far (after next() returned false: the slice was exact as a whole).
     bool exact() const noexcept { return exact_; }
 
@@ -90,6 +97,9 @@ class SliceReader {
     // Source K at its first record with a timestamp at or after AT (exactly so when its timestamps
     // do not go back); false on an error.
     bool seek_time(size_t k, const SliceBound& at);
+    // Where next() stops: the merge's end (GOT false), the upper bound (REC, from SRC, the first
+    // record past it), or a record before the lower bound (not exact).
+    void end_at(bool got, const Record* rec, const MergeSource* src);
     void stop();
 
     EventMerger merger_;

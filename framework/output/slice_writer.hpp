@@ -44,7 +44,8 @@ class SliceWriter {
 
   private:
     enum class State : unsigned char { free, working, done };
-    struct Slot {
+    // A cache line of its own: each worker appends to its slot's buffer for every line.
+    struct alignas(64) Slot {
         explicit Slot(size_t capacity) : text(capacity) {}
         OutputBuffer text;
         State state = State::free;
