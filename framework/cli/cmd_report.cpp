@@ -1181,6 +1181,7 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
     std::vector<Worker> workers(static_cast<size_t>(jobs));
     std::vector<engine::EventMerger> own(workers.size());
     for (engine::EventMerger& m : own) m = clone_merger(merger);
+    engine::share_slice_chunks(own, jobs);
     // Cut with streams of its own: a probe that fails leaves its stream failed, and the serial
     // merger's must stay untouched for what follows, the workers' able to print the slices before.
     engine::EventMerger probes = clone_merger(merger);
@@ -1189,8 +1190,9 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
         workers[w].reader = std::make_unique<engine::SliceReader>(std::move(own[w]), plan);
         workers[w].types = std::make_unique<TypeTables>(set_, dispatch_, compile_direct);
     }
-    // What a slice found besides its text, for the checks made in slice order.
-    struct SliceResult {
+    // What a slice found besides its text, for the checks made in slice order (a cache line of its
+    // own: the slots are filled by different threads).
+    struct alignas(64) SliceResult {
         std::vector<uint64_t> starts, ends;
         std::vector<std::optional<output::CommonLayout>> common;  // from its first event of each file
         uint64_t unknown = 0;

@@ -63,6 +63,8 @@ class CpuStream {
         pages_.decompress_ahead(std::move(runner));
     }
     const io::CpuPageReader& pages() const noexcept { return pages_; }
+    // io::CpuPageReader::share_chunks.
+    void share_chunks(std::shared_ptr<io::SharedChunks> shared) { pages_.share_chunks(std::move(shared)); }
 
     // How far a forward walk is, for progress: the ring-buffer bytes of this CPU (uncompressed)
     // and those of the pages loaded so far.

@@ -43,6 +43,18 @@ SlicePlan SlicePlan::make(std::vector<MergeSource>& sources, uint64_t slice_byte
     return plan;
 }
 
+void share_slice_chunks(std::vector<EventMerger>& mergers, int threads) {
+    if (mergers.empty()) return;
+    // Each slice begun publishes one chunk per source; the slice before it ends within the slices
+    // in flight (threads + 1), with room to spare.
+    const size_t keep = 2 * static_cast<size_t>(std::max(threads, 1)) + 2;
+    for (size_t k = 0; k < mergers.front().sources().size(); ++k) {
+        if (!mergers.front().sources()[k].stream.pages().compressed()) continue;
+        auto shared = std::make_shared<io::SharedChunks>(keep);
+        for (EventMerger& m : mergers) m.sources()[k].stream.share_chunks(shared);
+    }
+}
+
 void seek_stream_to(CpuStream& stream, uint64_t position) {
     if (position == kStreamEnd) {
         stream.seek_page(stream.page_count());
@@ -164,6 +176,7 @@ bool SliceReader::begin(size_t i) {
         }
         const Record* r = s.peek();
         starts_[k] = r ? r->offset : kStreamEnd;
+        s.pages().publish_current_chunk();
     }
     merger_.sources();  // the streams moved: the merger looks at every head again
     return true;

@@ -62,6 +62,11 @@ struct SlicePlan {
 // start would reach it (the missed-events count of a page shows on its first record).
 void seek_stream_to(CpuStream& stream, uint64_t position);
 
+// Gives the streams of each source of MERGERS (the threads' clones of one merger) one set of
+// shared chunks (io::SharedChunks): a slice publishes the chunks it starts in, which the thread of
+// the slice before needs at its end. Enough are kept for THREADS threads' slices in flight.
+void share_slice_chunks(std::vector<EventMerger>& mergers, int threads);
+
 // One thread's reader of slices: its own merger over its own streams (the same sources, in the
 // same order, as the serial merger).
 class SliceReader {

@@ -55,7 +55,12 @@ CpuPageReader CpuPageReader::clone() const {
     r.page_count_ = page_count_;
     r.chunks_ = chunks_;
     r.chunk_buf_.reserve(chunk_buf_.capacity());
+    r.shared_ = shared_;
     return r;
+}
+
+void CpuPageReader::publish_current_chunk() const {
+    if (shared_ && current_chunk_ != SIZE_MAX) shared_->put(current_chunk_, chunk_buf_);
 }
 
 CpuPageReader::AheadSlots& CpuPageReader::AheadSlots::operator=(AheadSlots&& o) noexcept {
@@ -193,12 +198,16 @@ Status CpuPageReader::load_chunk(size_t ci) {
     current_chunk_ = SIZE_MAX;
     Status st;
     std::optional<Status> ahead = ahead_.slots.empty() ? std::nullopt : take_ahead(ci);
+    const bool shared = !ahead && shared_ && shared_->get(ci, chunk_buf_);
     if (ahead)
         st = std::move(*ahead);
-    else
+    else if (!shared)
         st = decompress_chunk(*file_, cpu_, ci, ch, *decompressor_, zbuf_, chunk_buf_);
     if (!st) return st;
-    ++decompressions_;
+    if (shared)
+        ++shared_hits_;
+    else
+        ++decompressions_;
     current_chunk_ = ci;
     // Forwards (or from the start): the next chunk is decompressed meanwhile.
     if (!ahead_.slots.empty() && (previous == SIZE_MAX || ci > previous)) post_ahead(ci);

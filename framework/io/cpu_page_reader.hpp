@@ -10,6 +10,7 @@
 
 #include "framework/io/compression.hpp"
 #include "framework/io/mapped_file.hpp"
+#include "framework/io/shared_chunks.hpp"
 #include "framework/io/task_runner.hpp"
 #include "framework/io/trace_dat_types.hpp"
 
@@ -47,6 +48,13 @@ class CpuPageReader {
     void decompress_ahead(std::shared_ptr<TaskRunner> runner);
     // Chunks decompressed by the runner's tasks and used (tests).
     uint64_t decompressed_ahead() const noexcept { return decompressed_ahead_; }
+    // Compressed data read by several readers (clones made after this call share SHARED too): a
+    // chunk one of them published is copied rather than decompressed again.
+    void share_chunks(std::shared_ptr<SharedChunks> shared) { shared_ = std::move(shared); }
+    // Offers the chunk loaded (if any) to the readers sharing chunks with this one.
+    void publish_current_chunk() const;
+    // Chunks taken from the shared ones instead of being decompressed (tests).
+    uint64_t shared_chunk_hits() const noexcept { return shared_hits_; }
 
     // The page next() returns; page_count() at the end.
     uint64_t position() const noexcept { return position_; }
@@ -126,6 +134,8 @@ class CpuPageReader {
     static constexpr size_t kAheadChunks = 2;
     AheadSlots ahead_;
     uint64_t decompressed_ahead_ = 0;
+    std::shared_ptr<SharedChunks> shared_;
+    uint64_t shared_hits_ = 0;
 };
 
 }  // namespace ringscope::io

@@ -205,3 +205,62 @@ TEST(CpuPages, ReadersOfDifferentCpusAreIndependent) {
     auto bad_buffer = r->cpu_pages(5, 0);
     ASSERT_FALSE(bad_buffer);
 }
+
+TEST(CpuPages, ClonesShareThePublishedChunks) {
+    // report -j's slices: a chunk one clone published is copied by another, not decompressed again;
+    // the pages are the same bytes either way.
+    iotest::TempDir dir;
+    const std::string path = make_copy(dir, Compression::zstd, 4, "shared.dat");
+    auto r = TraceDatReader::open(path);
+    ASSERT_TRUE(r) << r.error().to_string();
+    auto plain = r->cpu_pages(0, 0);
+    ASSERT_TRUE(plain);
+    const auto pages = iotest::all_pages(*plain);
+    ASSERT_GT(plain->chunk_count(), 20u);
+
+    auto base = r->cpu_pages(0, 0);
+    ASSERT_TRUE(base);
+    base->share_chunks(std::make_shared<SharedChunks>(2));
+    CpuPageReader a = base->clone(), b = base->clone();
+    ASSERT_TRUE(a.page(4 * 10 + 1));  // chunk 10
+    a.publish_current_chunk();
+    ASSERT_TRUE(a.page(4 * 11));  // chunk 11, not published
+    auto p = b.page(4 * 10 + 2);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(std::vector<uint8_t>(p->begin(), p->end()), pages[4 * 10 + 2]);
+    EXPECT_EQ(b.shared_chunk_hits(), 1u);
+    EXPECT_EQ(b.decompressions(), 0u);
+    ASSERT_TRUE(b.page(4 * 11));
+    EXPECT_EQ(b.decompressions(), 1u);  // not published: decompressed
+    // Two are kept: publishing 12 and 13 lets 10 go.
+    ASSERT_TRUE(a.page(4 * 12));
+    a.publish_current_chunk();
+    ASSERT_TRUE(a.page(4 * 13));
+    a.publish_current_chunk();
+    CpuPageReader c = base->clone();
+    for (uint64_t i = 0; i < pages.size(); ++i) {
+        auto q = c.page(i);
+        ASSERT_TRUE(q);
+        ASSERT_EQ(std::vector<uint8_t>(q->begin(), q->end()), pages[i]) << "page " << i;
+    }
+    EXPECT_EQ(c.shared_chunk_hits(), 2u);  // 12 and 13
+    EXPECT_EQ(c.decompressions(), c.chunk_count() - 2);
+}
+
+TEST(SharedChunks, KeepsTheLastOnesAndCopies) {
+    SharedChunks s(2);
+    std::vector<uint8_t> out;
+    EXPECT_FALSE(s.get(1, out));
+    const std::vector<uint8_t> one{1, 1}, two{2, 2, 2}, three{3};
+    s.put(1, one);
+    s.put(2, two);
+    s.put(1, three);  // held already: unchanged
+    ASSERT_TRUE(s.get(1, out));
+    EXPECT_EQ(out, one);
+    s.put(3, three);  // in place of the oldest, 1
+    EXPECT_FALSE(s.get(1, out));
+    ASSERT_TRUE(s.get(2, out));
+    EXPECT_EQ(out, two);
+    ASSERT_TRUE(s.get(3, out));
+    EXPECT_EQ(out, three);
+}
