@@ -1,19 +1,25 @@
 #include "framework/symbols/resolver_registry.hpp"
 
-#include <mutex>
-
 namespace ringscope::symbols {
+
+ResolverRegistry::ResolverRegistry() {
+    tables_.push_back(std::make_unique<const Table>());
+    current_.store(tables_.back().get(), std::memory_order_release);
+}
 
 void ResolverRegistry::add(std::string domain, std::shared_ptr<const SymbolResolver> resolver) {
     if (!resolver) return;
-    std::unique_lock lock(mu_);
-    by_domain_[std::move(domain)].push_back(std::move(resolver));
+    std::lock_guard lock(add_mu_);
+    auto next = std::make_unique<Table>(table());
+    (*next)[std::move(domain)].push_back(std::move(resolver));
+    tables_.push_back(std::move(next));
+    current_.store(tables_.back().get(), std::memory_order_release);
 }
 
 std::optional<Symbol> ResolverRegistry::lookup(std::string_view domain, uint64_t addr) const {
-    std::shared_lock lock(mu_);
-    auto it = by_domain_.find(domain);
-    if (it == by_domain_.end()) return std::nullopt;
+    const Table& t = table();
+    auto it = t.find(domain);
+    if (it == t.end()) return std::nullopt;
     const auto& list = it->second;
     for (auto r = list.rbegin(); r != list.rend(); ++r)
         if (auto s = (*r)->lookup(addr)) return s;
@@ -21,23 +27,23 @@ std::optional<Symbol> ResolverRegistry::lookup(std::string_view domain, uint64_t
 }
 
 bool ResolverRegistry::has(std::string_view domain) const {
-    std::shared_lock lock(mu_);
-    return by_domain_.find(domain) != by_domain_.end();
+    const Table& t = table();
+    return t.find(domain) != t.end();
 }
 
 std::vector<std::string> ResolverRegistry::domains() const {
-    std::shared_lock lock(mu_);
+    const Table& t = table();
     std::vector<std::string> out;
-    out.reserve(by_domain_.size());
-    for (const auto& [name, list] : by_domain_) out.push_back(name);
+    out.reserve(t.size());
+    for (const auto& [name, list] : t) out.push_back(name);
     return out;
 }
 
 std::vector<std::shared_ptr<const SymbolResolver>> ResolverRegistry::resolvers(
     std::string_view domain) const {
-    std::shared_lock lock(mu_);
-    auto it = by_domain_.find(domain);
-    if (it == by_domain_.end()) return {};
+    const Table& t = table();
+    auto it = t.find(domain);
+    if (it == t.end()) return {};
     return {it->second.rbegin(), it->second.rend()};
 }
 

@@ -1,11 +1,14 @@
 // The framework's ResolverService: resolvers per domain, later registrations asked first.
-// add() takes an exclusive lock, reads a shared one, so look-ups from many threads run in parallel.
+// Look-ups read an immutable table with no lock (report -j's threads look symbols up for their
+// lines: a shared lock is a write to one cache line by all of them); add() publishes a new table
+// and keeps the old ones, so a reader never sees one freed. Registrations are few.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,9 +27,17 @@ class ResolverRegistry final : public ResolverService {
     // The resolvers of a domain, most recent first (for `ringscope plugins` and messages).
     std::vector<std::shared_ptr<const SymbolResolver>> resolvers(std::string_view domain) const;
 
+    ResolverRegistry();
+    ResolverRegistry(const ResolverRegistry&) = delete;
+    ResolverRegistry& operator=(const ResolverRegistry&) = delete;
+
   private:
-    mutable std::shared_mutex mu_;
-    std::map<std::string, std::vector<std::shared_ptr<const SymbolResolver>>, std::less<>> by_domain_;
+    using Table = std::map<std::string, std::vector<std::shared_ptr<const SymbolResolver>>, std::less<>>;
+    const Table& table() const noexcept { return *current_.load(std::memory_order_acquire); }
+
+    std::mutex add_mu_;                                 // one add() at a time
+    std::vector<std::unique_ptr<const Table>> tables_;  // every table published, the current last
+    std::atomic<const Table*> current_;
 };
 
 }  // namespace ringscope::symbols
