@@ -951,7 +951,7 @@ int ReportRun::print_events() {
     const std::span<const engine::BufferRef> merged =
         o_.cpus.empty() ? std::span<const engine::BufferRef>(order)
                         : std::span<const engine::BufferRef>(order).first(1);
-    if (Status st = set_.build_merger(merged, o_.cpus, merger); !st) return fail(st.error());
+    if (Status st = set_.build_merger(merged, o_.cpus, merger, threads()); !st) return fail(st.error());
     // Which handle each merge source belongs to.
     std::vector<size_t> source_handle;
     for (const auto& s : merger.sources()) {

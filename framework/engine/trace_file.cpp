@@ -1,8 +1,12 @@
 #include "framework/engine/trace_file.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <system_error>
+#include <thread>
 
 #include "framework/symbols/lazy_kallsyms_resolver.hpp"
 
@@ -61,7 +65,10 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
         // Parsed on the first symbol look-up: counting or filtering events never needs one.
         auto kallsyms = std::make_shared<symbols::LazyKallsymsResolver>(md.kallsyms, path + " kallsyms",
                                                                         f->reader_.shared_metadata());
-        if (options.prefetch_kallsyms) kallsyms->prefetch();
+        uint64_t data = 0;
+        for (const auto& b : f->reader_.buffers())
+            for (const auto& c : b.cpus) data += c.size;
+        if (options.prefetch_kallsyms && data >= options.prefetch_min_data) kallsyms->prefetch();
         f->own_resolvers_.add(std::string(kKernelDomain), std::move(kallsyms));
     }
     f->setup_clock(options);
@@ -101,17 +108,32 @@ void TraceFile::setup_clock(const OpenOptions& options) {
     }
 }
 
-Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer) const {
+Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer, int threads) const {
     std::vector<CpuStream> streams;
     if (buffer >= reader_.buffers().size()) {
         return Error(Errc::invalid_argument, "no buffer " + std::to_string(buffer)).in_file(path_);
     }
     const auto& b = reader_.buffers()[buffer];
-    streams.reserve(b.cpus.size());
-    for (size_t i = 0; i < b.cpus.size(); ++i) {
-        auto pages = reader_.cpu_pages(buffer, i);
-        if (!pages) return std::move(pages).error().in_file(path_);
-        streams.emplace_back(std::move(*pages), layout_, &clock_, static_cast<int>(i));
+    std::vector<std::optional<Expected<io::CpuPageReader>>> pages(b.cpus.size());
+    std::atomic<size_t> next{0};
+    auto list = [&] {
+        for (size_t i; (i = next.fetch_add(1)) < pages.size();)
+            pages[i].emplace(reader_.cpu_pages(buffer, i));
+    };
+    std::vector<std::thread> helpers;
+    const size_t want =
+        b.compressed ? std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), pages.size()) : 1;
+    try {
+        for (size_t t = 1; t < want; ++t) helpers.emplace_back(list);
+    } catch (const std::system_error&) {
+        // No thread to be had: this one lists them all.
+    }
+    list();
+    for (auto& t : helpers) t.join();
+    streams.reserve(pages.size());
+    for (size_t i = 0; i < pages.size(); ++i) {
+        if (!*pages[i]) return std::move(*pages[i]).error().in_file(path_);
+        streams.emplace_back(std::move(**pages[i]), layout_, &clock_, static_cast<int>(i));
     }
     return streams;
 }

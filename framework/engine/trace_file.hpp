@@ -35,6 +35,10 @@ struct OpenOptions {
     // Parse the kallsyms on a thread of their own now rather than on the first look-up: for
     // report -j, whose other threads would wait for that look-up, while this one still sets up.
     bool prefetch_kallsyms = false;
+    // ... when the file holds that many bytes of CPU data: a thread is worth it only where reading
+    // the events outlasts the parse (~7 ms for 5 MB of kallsyms); on a small trace it is work no
+    // line may need, which exit would wait for.
+    uint64_t prefetch_min_data = uint64_t{4} << 20;
 };
 
 class TraceFile final : public TraceContext {
@@ -67,8 +71,10 @@ class TraceFile final : public TraceContext {
 
     size_t buffer_count() const noexcept { return reader_.buffers().size(); }
     const std::string& buffer_name(size_t b) const { return reader_.buffers()[b].name; }
-    // One stream per CPU of buffer B, in the file's CPU order (empty CPUs included).
-    Expected<std::vector<CpuStream>> open_streams(size_t buffer) const;
+    // One stream per CPU of buffer B, in the file's CPU order (empty CPUs included). Listing a
+    // compressed CPU's chunks reads a header every few KB of its data: THREADS threads list the
+    // CPUs (report -j); the error is the first CPU's in file order either way.
+    Expected<std::vector<CpuStream>> open_streams(size_t buffer, int threads = 1) const;
 
     // The event type of a payload (its common_type), or nullptr. Inline: once per event.
     const EventType* type_of(const uint8_t* data, uint32_t size) const noexcept {

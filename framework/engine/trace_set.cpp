@@ -46,11 +46,11 @@ std::vector<BufferRef> TraceSet::buffer_order() const {
 }
 
 Status TraceSet::build_merger(std::span<const BufferRef> buffers, std::span<const int> cpus,
-                              EventMerger& merger) {
+                              EventMerger& merger, int threads) {
     int global_cpu = 0;
     for (const BufferRef& ref : buffers) {
         TraceFile& f = *files_[ref.file];
-        auto streams = f.open_streams(ref.buffer);
+        auto streams = f.open_streams(ref.buffer, threads);
         if (!streams) return std::move(streams).error();
         auto add = [&](CpuStream& s) {
             MergeSource src{&f, ref.file, ref.buffer, global_cpu, std::move(s)};

@@ -47,8 +47,10 @@ class TraceSet {
 
     // The merge sources of the given buffers. `cpus` empty: every CPU in file order; else those CPU
     // ids in the given order (ties between equal timestamps go to the earlier one, as trace-cmd's
-    // --cpu list). `global_cpu` counts CPUs across the buffers in that order.
-    Status build_merger(std::span<const BufferRef> buffers, std::span<const int> cpus, EventMerger& merger);
+    // --cpu list). `global_cpu` counts CPUs across the buffers in that order. THREADS: as
+    // TraceFile::open_streams.
+    Status build_merger(std::span<const BufferRef> buffers, std::span<const int> cpus, EventMerger& merger,
+                        int threads = 1);
 
     // The smallest first timestamp of the top buffers, as --align-ts takes it (the first record of
     // each CPU, before the clock conversions, plus the file's offset); nullopt when all are empty.

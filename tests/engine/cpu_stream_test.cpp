@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "framework/engine/cpu_stream.hpp"
 #include "framework/engine/trace_file.hpp"
@@ -254,6 +256,48 @@ TEST(CpuStream, CommittedTracesReverseEqualsForward) {
                 EXPECT_TRUE(s.status());
             }
         }
+    }
+}
+
+// report -j lists the chunks of the CPUs in several threads: the same streams, and the same
+// error (the first CPU's in file order) as one thread.
+TEST(CpuStream, ChunksListedByThreadsGiveTheSameStreamsAndErrors) {
+    auto f = open(test::data_path("traces/full.dat"));
+    ASSERT_TRUE(f);
+    ASSERT_TRUE(f->reader().buffers()[0].compressed);
+    ASSERT_GE(f->reader().buffers()[0].cpus.size(), 2u);
+    auto one = f->open_streams(0, 1), three = f->open_streams(0, 3);
+    ASSERT_TRUE(one && three);
+    ASSERT_EQ(one->size(), three->size());
+    for (size_t i = 0; i < one->size(); ++i) {
+        const auto a = forward((*one)[i]), b = forward((*three)[i]);
+        ASSERT_EQ(a.size(), b.size()) << "CPU " << i;
+        for (size_t k = 0; k < a.size(); ++k) ASSERT_EQ(a[k].ts, b[k].ts) << "CPU " << i << " record " << k;
+    }
+
+    // Chunk counts that cannot be: CPU 1's alone, then CPUs 0 and 1.
+    const std::string dir = std::filesystem::temp_directory_path() / "ringscope-chunk-lists";
+    std::filesystem::create_directories(dir);
+    const auto& cpus = f->reader().buffers()[0].cpus;
+    for (size_t bad : {size_t{1}, size_t{2}}) {
+        const std::string path = dir + "/bad" + std::to_string(bad) + ".dat";
+        std::filesystem::copy_file(test::data_path("traces/full.dat"), path,
+                                   std::filesystem::copy_options::overwrite_existing);
+        {
+            std::fstream out(path, std::ios::in | std::ios::out | std::ios::binary);
+            const uint32_t huge = 0xfffffff0u;
+            for (size_t c = 2 - bad; c < 2; ++c) {
+                out.seekp(static_cast<std::streamoff>(cpus[c].offset));
+                out.write(reinterpret_cast<const char*>(&huge), 4);
+            }
+        }
+        auto g = open(path);
+        ASSERT_TRUE(g);
+        auto e1 = g->open_streams(0, 1), e3 = g->open_streams(0, 3);
+        ASSERT_FALSE(e1);
+        ASSERT_FALSE(e3);
+        EXPECT_EQ(e1.error().to_string(), e3.error().to_string());
+        EXPECT_EQ(e1.error().offset(), static_cast<int64_t>(cpus[2 - bad].offset)) << e1.error().to_string();
     }
 }
 

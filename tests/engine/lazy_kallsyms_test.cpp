@@ -76,6 +76,7 @@ TEST(LazyKallsyms, PrefetchedAnswersTheSame) {
     // number of threads may ask while it runs, and a table never asked is joined, not leaked.
     OpenOptions prefetch;
     prefetch.prefetch_kallsyms = true;
+    prefetch.prefetch_min_data = 0;  // full.dat is small
     auto lazy = TraceFile::open(test::data_path("traces/full.dat"), OpenOptions{});
     auto early = TraceFile::open(test::data_path("traces/full.dat"), prefetch);
     ASSERT_TRUE(lazy && early);
