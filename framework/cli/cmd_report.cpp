@@ -650,6 +650,7 @@ int ReportRun::open_inputs() {
         oo.ignore_date = o_.nodate;
         oo.ts_offset = in.ts_offset;
         oo.prefetch_kallsyms = threads() > 1;
+        oo.threads = threads();
         if (Status st = set_.add_file(in.path, oo); !st) return fail(st.error());
     }
     return kExitOk;

@@ -38,7 +38,7 @@ TraceFile::TraceFile(io::TraceDatReader reader, const ResolverService* shared)
 
 Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, const OpenOptions& options,
                                                      const ResolverService* shared) {
-    auto reader = io::TraceDatReader::open(path);
+    auto reader = io::TraceDatReader::open(path, options.threads);
     if (!reader) return std::move(reader).error().in_file(path);
     std::unique_ptr<TraceFile> f(new TraceFile(std::move(*reader), shared));
     f->path_ = path;  // as the user gave it (trace-cmd prints it so)

@@ -35,6 +35,8 @@ struct OpenOptions {
     // Parse the kallsyms on a thread of their own now rather than on the first look-up: for
     // report -j, whose other threads would wait for that look-up, while this one still sets up.
     bool prefetch_kallsyms = false;
+    // Threads that may read the file's metadata (io::TraceDatReader::open).
+    int threads = 1;
     // ... when the file holds that many bytes of CPU data: a thread is worth it only where reading
     // the events outlasts the parse (~7 ms for 5 MB of kallsyms); on a small trace it is work no
     // line may need, which exit would wait for.

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <system_error>
+#include <thread>
 
 namespace ringscope::io {
 
@@ -124,7 +126,7 @@ std::string selected_clock(const std::string& text) {
 
 class Parser {
   public:
-    explicit Parser(detail::ReaderState& s) : s_(s), f_(*s.file) {}
+    Parser(detail::ReaderState& s, int threads) : s_(s), f_(*s.file), threads_(threads) {}
 
     Status run() {
         if (auto st = parse_file_header(); !st) return st;
@@ -212,9 +214,10 @@ class Parser {
 
     // ---------------- v7 ----------------
 
-    // The bytes of a section (decompressed when its flag says so). EXPECTED_ID < 0: any id.
-    Expected<Body> section_body(uint64_t off, int expected_id, const char* what,
-                                SectionHeader* out = nullptr) {
+    // The bytes of a section (decompressed when its flag says so). EXPECTED_ID < 0: any id. DEC:
+    // the decompressor to use (made when needed; null: this parser's).
+    Expected<Body> section_body(uint64_t off, int expected_id, const char* what, SectionHeader* out = nullptr,
+                                std::unique_ptr<Decompressor>* dec = nullptr) {
         if (off > f_.size() || f_.size() - off < 16) {
             return Error(Errc::truncated, std::string(what) + ": section header past the end of the file")
                 .at_offset(static_cast<int64_t>(off));
@@ -269,10 +272,11 @@ class Parser {
         }
         auto zb = f_.read(off + 24, zsize, scratch);
         if (!zb) return std::move(zb).error();
-        if (!decomp_) decomp_ = Decompressor::create(s_.compression);
+        std::unique_ptr<Decompressor>& d = dec ? *dec : decomp_;
+        if (!d) d = Decompressor::create(s_.compression);
         body.decompressed_bytes.resize(usize);
         const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(body.decompressed_bytes.data()), usize);
-        if (auto st = decomp_->decompress(*zb, bytes); !st) {
+        if (auto st = d->decompress(*zb, bytes); !st) {
             return Error(Errc::decompress, std::string(what) + ": " + st.error().message())
                 .at_offset(static_cast<int64_t>(off + 16));
         }
@@ -462,56 +466,73 @@ class Parser {
     }
 
     Status read_v7_metadata() {
-        TraceMetadata& m = s_.meta;
+        // With threads to spare, the KALLSYMS section (~5 MB of text) is read on a thread of its
+        // own while the others are; the error is still that of the first section in file order
+        // that fails. The sections fill different members of the metadata.
+        std::thread kallsyms;
+        Status kallsyms_status;
+        std::unique_ptr<Decompressor> kallsyms_dec;
+        auto first_error = [&](Status st) {
+            if (kallsyms.joinable()) kallsyms.join();
+            return kallsyms_status ? st : kallsyms_status;
+        };
         for (const auto& [id, off] : section_offsets_) {
-            const char* what = "";
-            switch (static_cast<OptionId>(id)) {
-                case OptionId::header_info:
-                    what = "HEADER_INFO section";
-                    break;
-                case OptionId::ftrace_events:
-                    what = "FTRACE_EVENTS section";
-                    break;
-                case OptionId::event_formats:
-                    what = "EVENT_FORMATS section";
-                    break;
-                case OptionId::kallsyms:
-                    what = "KALLSYMS section";
-                    break;
-                case OptionId::printk:
-                    what = "PRINTK section";
-                    break;
-                default:
-                    what = "CMDLINES section";
-                    break;
+            if (threads_ > 1 && id == static_cast<uint16_t>(OptionId::kallsyms) && !kallsyms.joinable()) {
+                try {
+                    kallsyms = std::thread([this, &kallsyms_status, &kallsyms_dec, id = id, off = off] {
+                        kallsyms_status = read_v7_section(id, off, &kallsyms_dec);
+                    });
+                    continue;
+                } catch (const std::system_error&) {
+                    // No thread to be had: read here.
+                }
             }
-            auto body = section_body(off, id, what);
-            if (!body) return std::move(body).error();
-            ByteCursor c = body->cursor(s_.big, what);
-            Status st;
-            switch (static_cast<OptionId>(id)) {
-                case OptionId::header_info:
-                    st = parse_header_info(c, m);
-                    break;
-                case OptionId::ftrace_events:
-                    st = parse_ftrace_formats(c, m);
-                    break;
-                case OptionId::event_formats:
-                    st = parse_event_formats(c, m);
-                    break;
-                case OptionId::kallsyms:
-                    st = read_sized_text<ByteCursor, uint32_t>(c, m.kallsyms, &body->decompressed_bytes);
-                    break;
-                case OptionId::printk:
-                    st = read_sized_text<ByteCursor, uint32_t>(c, m.printk_formats);
-                    break;
-                default:
-                    st = read_sized_text<ByteCursor, uint64_t>(c, m.saved_cmdlines);
-                    break;
-            }
-            if (!st) return st;
+            if (Status st = read_v7_section(id, off, nullptr); !st) return first_error(std::move(st));
         }
-        return {};
+        return first_error(Status::success());
+    }
+
+    // Section ID at OFF into the metadata, with the decompressor in DEC (null: this parser's).
+    Status read_v7_section(uint16_t id, uint64_t off, std::unique_ptr<Decompressor>* dec) {
+        TraceMetadata& m = s_.meta;
+        const char* what = "";
+        switch (static_cast<OptionId>(id)) {
+            case OptionId::header_info:
+                what = "HEADER_INFO section";
+                break;
+            case OptionId::ftrace_events:
+                what = "FTRACE_EVENTS section";
+                break;
+            case OptionId::event_formats:
+                what = "EVENT_FORMATS section";
+                break;
+            case OptionId::kallsyms:
+                what = "KALLSYMS section";
+                break;
+            case OptionId::printk:
+                what = "PRINTK section";
+                break;
+            default:
+                what = "CMDLINES section";
+                break;
+        }
+        auto body = section_body(off, id, what, nullptr, dec);
+        if (!body) return std::move(body).error();
+        ByteCursor c = body->cursor(s_.big, what);
+        switch (static_cast<OptionId>(id)) {
+            case OptionId::header_info:
+                return parse_header_info(c, m);
+            case OptionId::ftrace_events:
+                return parse_ftrace_formats(c, m);
+            case OptionId::event_formats:
+                return parse_event_formats(c, m);
+            case OptionId::kallsyms:
+                return read_sized_text<ByteCursor, uint32_t>(c, m.kallsyms, &body->decompressed_bytes);
+            case OptionId::printk:
+                return read_sized_text<ByteCursor, uint32_t>(c, m.printk_formats);
+            default:
+                return read_sized_text<ByteCursor, uint64_t>(c, m.saved_cmdlines);
+        }
     }
 
     Status check_cpu_data(const BufferInfo& b) {
@@ -675,6 +696,7 @@ class Parser {
     std::vector<uint8_t> strings_;
     std::vector<uint32_t> descs_;
     std::map<uint16_t, uint64_t> section_offsets_;
+    int threads_ = 1;
     std::optional<BufferInfo> top_;
     std::vector<BufferInfo> instances_;
     std::unique_ptr<Decompressor> decomp_;
@@ -682,16 +704,16 @@ class Parser {
 
 }  // namespace
 
-Expected<TraceDatReader> TraceDatReader::open(const std::string& path) {
+Expected<TraceDatReader> TraceDatReader::open(const std::string& path, int threads) {
     auto f = MappedFile::open(path);
     if (!f) return std::move(f).error();
-    return open(std::shared_ptr<const MappedFile>(std::move(*f)));
+    return open(std::shared_ptr<const MappedFile>(std::move(*f)), threads);
 }
 
-Expected<TraceDatReader> TraceDatReader::open(std::shared_ptr<const MappedFile> file) {
+Expected<TraceDatReader> TraceDatReader::open(std::shared_ptr<const MappedFile> file, int threads) {
     auto s = std::make_shared<detail::ReaderState>();
     s->file = std::move(file);
-    Parser p(*s);
+    Parser p(*s, threads);
     if (auto st = p.run(); !st) return Error(std::move(st).error()).in_file(s->file->path());
     return TraceDatReader(std::move(s));
 }

@@ -145,6 +145,51 @@ TEST(Corrupt, ByteFlipsNeverCrash) {
     }
 }
 
+// Read with threads (report -j), the KALLSYMS section is decompressed beside the others: whatever
+// the damage, the metadata or the error (the first failing section's) is what one thread gives.
+TEST(Corrupt, MetadataReadByTwoThreadsSameResultAndError) {
+    iotest::TempDir dir;
+    auto src = TraceDatReader::open(data("kvm/kvm-extra.dat"));
+    ASSERT_TRUE(src);
+    TraceMetadata meta = src->metadata();
+    meta.kallsyms.resize(std::min<size_t>(meta.kallsyms.size(), 64 * 1024));
+    WriterConfig cfg;
+    cfg.compression = Compression::zstd;
+    auto w = TraceDatWriter::create(dir.file("k.dat"), cfg, meta, {BufferSpec{"", "local", 0, {0}}});
+    ASSERT_TRUE(w);
+    ASSERT_TRUE((*w)->begin_cpu());
+    ASSERT_TRUE((*w)->end_cpu());
+    ASSERT_TRUE((*w)->finish());
+    const auto full = iotest::slurp_bytes(dir.file("k.dat"));
+    auto describe = [](const Expected<TraceDatReader>& r) {
+        if (!r) return "error " + r.error().to_string();
+        const TraceMetadata& m = r->metadata();
+        return "ok " + std::to_string(m.kallsyms.size()) + " " +
+               std::to_string(std::hash<std::string>{}(m.kallsyms)) + " " +
+               std::to_string(m.event_systems.size()) + " " + std::to_string(m.ftrace_formats.size()) + " " +
+               m.printk_formats.substr(0, 32) + " " + m.saved_cmdlines.substr(0, 32);
+    };
+    const std::string whole = describe(TraceDatReader::open(MappedFile::from_bytes(full, "k.dat"), 2));
+    ASSERT_EQ(whole.rfind("ok ", 0), 0u) << whole;
+    EXPECT_EQ(whole, describe(TraceDatReader::open(MappedFile::from_bytes(full, "k.dat"), 1)));
+    uint64_t x = 0x2545f4914f6cdd1dull;
+    int failed = 0;
+    for (int round = 0; round < 600; ++round) {
+        auto b = full;
+        for (int k = 0; k < 2; ++k) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b[(x >> 8) % b.size()] ^= static_cast<uint8_t>(x >> 40) | 1;
+        }
+        const std::string one = describe(TraceDatReader::open(MappedFile::from_bytes(b, "k.dat"), 1));
+        const std::string two = describe(TraceDatReader::open(MappedFile::from_bytes(b, "k.dat"), 2));
+        ASSERT_EQ(one, two) << "round " << round;
+        failed += one.rfind("error ", 0) == 0;
+    }
+    EXPECT_GT(failed, 100);  // the damage reached the sections
+}
+
 TEST(Corrupt, ChunkThatDoesNotDecompress) {
     auto full = small_copy(7, Compression::zstd);
     auto r = open_bytes(full);
