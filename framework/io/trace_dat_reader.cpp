@@ -469,27 +469,31 @@ class Parser {
         // With threads to spare, the KALLSYMS section (~5 MB of text) is read on a thread of its
         // own while the others are; the error is still that of the first section in file order
         // that fails. The sections fill different members of the metadata.
+        constexpr auto kKallsyms = static_cast<uint16_t>(OptionId::kallsyms);
         std::thread kallsyms;
         Status kallsyms_status;
         std::unique_ptr<Decompressor> kallsyms_dec;
-        auto first_error = [&](Status st) {
-            if (kallsyms.joinable()) kallsyms.join();
-            return kallsyms_status ? st : kallsyms_status;
+        const auto ks = section_offsets_.find(kKallsyms);
+        if (threads_ > 1 && ks != section_offsets_.end()) {
+            try {
+                kallsyms = std::thread([this, &kallsyms_status, &kallsyms_dec, off = ks->second] {
+                    kallsyms_status = read_v7_section(kKallsyms, off, &kallsyms_dec);
+                });
+            } catch (const std::system_error&) {
+                // No thread to be had: read in turn.
+            }
+        }
+        // ST: where the sections read in turn stopped (ok: at the end), before section BEFORE.
+        auto first_error = [&](Status st, uint16_t before) {
+            if (!kallsyms.joinable()) return st;
+            kallsyms.join();
+            return kKallsyms < before && !kallsyms_status ? kallsyms_status : st;
         };
         for (const auto& [id, off] : section_offsets_) {
-            if (threads_ > 1 && id == static_cast<uint16_t>(OptionId::kallsyms) && !kallsyms.joinable()) {
-                try {
-                    kallsyms = std::thread([this, &kallsyms_status, &kallsyms_dec, id = id, off = off] {
-                        kallsyms_status = read_v7_section(id, off, &kallsyms_dec);
-                    });
-                    continue;
-                } catch (const std::system_error&) {
-                    // No thread to be had: read here.
-                }
-            }
-            if (Status st = read_v7_section(id, off, nullptr); !st) return first_error(std::move(st));
+            if (id == kKallsyms && kallsyms.joinable()) continue;
+            if (Status st = read_v7_section(id, off, nullptr); !st) return first_error(std::move(st), id);
         }
-        return first_error(Status::success());
+        return first_error(Status::success(), UINT16_MAX);
     }
 
     // Section ID at OFF into the metadata, with the decompressor in DEC (null: this parser's).
