@@ -1205,10 +1205,13 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
         at.push_back(r ? r->offset : engine::kStreamEnd);
     }
 
-    // A slice's text is about twice its ring data (report lines are longer than the records), and
-    // a slice holds the plan's bytes on average, twice that now and then.
+    // A slice's text is about twice its ring data (report lines are longer than the records); a
+    // slice holds the plan's bytes on average and at most that much of each CPU. Room never
+    // written costs no memory, while a buffer that grows copies what it holds into new pages.
+    const uint64_t sources = std::max<size_t>(merger.sources().size(), 1);
     output::SliceWriter writer(
-        jobs, static_cast<size_t>(std::min<uint64_t>(4 * slice_bytes(), uint64_t{256} << 20)));
+        jobs, static_cast<size_t>(std::min<uint64_t>(std::max<uint64_t>(4, 3 * sources) * slice_bytes(),
+                                                     uint64_t{256} << 20)));
     std::vector<SliceResult> results(writer.in_flight());
     auto produce = [&](size_t wi, size_t slot, size_t index, output::OutputBuffer& out) {
         Worker& w = workers[wi];

@@ -187,6 +187,8 @@ size_t KallsymsResolver::reference_bsearch(uint64_t addr) const noexcept {
 
 void KallsymsResolver::build_index() {
     starts_.reserve(entries_.size());
+    exact_pick_.reserve(entries_.size());
+    inside_pick_.reserve(entries_.size());
     for (size_t i = 0; i < entries_.size();) {
         size_t j = i;
         while (j + 1 < entries_.size() && entries_[j + 1].addr == entries_[i].addr) ++j;
