@@ -5,6 +5,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define RINGSCOPE_IPT_AVX512 1
+#endif
 
 #include "ipt/errors.hpp"
 #include "ipt/packet.hpp"
@@ -34,10 +38,48 @@ inline const uint8_t* align_down(const uint8_t* p) noexcept {
     return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{7});
 }
 
+#if defined(RINGSCOPE_IPT_AVX512)
+// Bit i set: the i-th aligned word from at (aligned) is all pattern.
+__attribute__((target("avx512f"), always_inline)) inline uint32_t pattern_words(const uint8_t* at) noexcept {
+    __m512i v = _mm512_loadu_si512(at);
+    return _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(static_cast<long long>(kPatternLoHi))) |
+           _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(static_cast<long long>(kPatternHiLo)));
+}
+
+// AVX-512 compares the aligned words exactly, 32 of them per step: eight lanes of 64 bits per
+// register, each against both phases of the pattern.
+__attribute__((target("avx512f"))) const uint8_t* next_pattern_word_avx512(const uint8_t* pos,
+                                                                           const uint8_t* end) noexcept {
+    while (end - pos >= 256) {
+        uint32_t found = pattern_words(pos) | (pattern_words(pos + 64) << 8) |
+                         (pattern_words(pos + 128) << 16) | (pattern_words(pos + 192) << 24);
+        if (found) return pos + 8 * __builtin_ctz(found);
+        pos += 256;
+    }
+    while (end - pos >= 64) {
+        if (uint32_t found = pattern_words(pos)) return pos + 8 * __builtin_ctz(found);
+        pos += 64;
+    }
+    for (; pos + 8 <= end; pos += 8)
+        if (is_pattern(load64(pos))) return pos;
+    return nullptr;
+}
+
+bool have_avx512() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+const bool kHaveAvx512 = have_avx512();
+#endif
+
 // The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
 // SSE2 looks at four 16-byte blocks per step for a 32-bit lane whose bytes are all 02 or 82 (one
 // AND and one compare: byte & 7f == 02); only then are the eight words checked exactly.
 const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
+#if defined(RINGSCOPE_IPT_AVX512)
+    if (kHaveAvx512) return next_pattern_word_avx512(pos, end);
+#endif
 #if defined(__SSE2__)
     // Reach 16-byte alignment with one scalar word, if needed.
     if ((reinterpret_cast<uintptr_t>(pos) & 15) != 0 && pos + 8 <= end) {
