@@ -301,7 +301,26 @@ TEST(IptPackets, BlockStartsAgreeWithWalkAndGeneralDecode) {
                 }
                 ASSERT_EQ(size, fast.size) << "round " << round << " opcode " << int(p[walk.at[i]]);
                 ASSERT_EQ(fast.type, general.type) << "round " << round;
-                ASSERT_EQ(std::memcmp(&fast.payload, &general.payload, 16), 0) << "round " << round;
+                switch (general.type) {
+                    case PacketType::tnt_8:
+                    case PacketType::tnt_64:
+                        ASSERT_EQ(fast.payload.tnt.bit_size, general.payload.tnt.bit_size)
+                            << "round " << round;
+                        ASSERT_EQ(fast.payload.tnt.payload, general.payload.tnt.payload) << "round " << round;
+                        break;
+                    case PacketType::mtc:
+                        ASSERT_EQ(fast.payload.mtc, general.payload.mtc) << "round " << round;
+                        break;
+                    case PacketType::cyc:
+                        ASSERT_EQ(fast.payload.cyc, general.payload.cyc) << "round " << round;
+                        break;
+                    case PacketType::pad:
+                        break;
+                    default:
+                        ASSERT_EQ(fast.payload.ip.ipc, general.payload.ip.ipc) << "round " << round;
+                        ASSERT_EQ(fast.payload.ip.ip, general.payload.ip.ip) << "round " << round;
+                        break;
+                }
                 if (general.type == PacketType::cyc && size > 1) ++long_cycs;
                 if (general.type == PacketType::tnt_64) ++tnt64s;
                 ASSERT_TRUE(long_cyc || general.type != PacketType::cyc || size == 1);
