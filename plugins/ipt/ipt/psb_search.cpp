@@ -1,5 +1,6 @@
 #include "ipt/psb_search.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 #if defined(__SSE2__)
@@ -46,11 +47,20 @@ __attribute__((target("avx512f"), always_inline)) inline uint32_t pattern_words(
            _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(static_cast<long long>(kPatternHiLo)));
 }
 
+// The search reads at memory speed: lines asked for this far ahead arrive sooner than the
+// hardware prefetcher brings them (256 MiB stream: 34 GB/s against 29; 8 KiB ahead did about as
+// well, 2 KiB 31). A prefetch past the buffer's end does not fault.
+constexpr uintptr_t kPrefetchAhead = 4096;
+
 // AVX-512 compares the aligned words exactly, 32 of them per step: eight lanes of 64 bits per
 // register, each against both phases of the pattern.
 __attribute__((target("avx512f"))) const uint8_t* next_pattern_word_avx512(const uint8_t* pos,
                                                                            const uint8_t* end) noexcept {
     while (end - pos >= 256) {
+        // As an integer: the address may lie past the buffer, where a pointer may not point.
+        const uintptr_t ahead = reinterpret_cast<uintptr_t>(pos) + kPrefetchAhead;
+        for (uintptr_t line = 0; line < 256; line += 64)
+            _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
         uint32_t found = pattern_words(pos) | (pattern_words(pos + 64) << 8) |
                          (pattern_words(pos + 128) << 16) | (pattern_words(pos + 192) << 24);
         if (found) return pos + 8 * __builtin_ctz(found);
