@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "ipt/block_starts.hpp"
 #include "ipt/config.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/packet.hpp"
@@ -54,35 +55,49 @@ class PacketDecoder {
         const uint8_t* begin = config_.begin;
         const uint8_t* end = config_.end;
         if (!stop || stop > end) stop = end;
-        // Blocks whose packet sizes are computed for every byte at once (fast_sizes): the walk
-        // from one packet to the next is then one load and an add, where it is a chain of load
-        // opcode, load its table entry, add. A block ends well before stop, so every packet
-        // started in it is decoded; packets the sizes do not cover go through next().
+        // Blocks of 64 bytes whose packet starts are found at once (block_starts): the packets
+        // are then decoded independently of each other, where walking from one to the next is a
+        // chain of load opcode, load its size, add. A block ends well before stop, so every
+        // packet started in it is decoded; the packet block_starts stops at goes through next().
+        // SKD007's workaround looks at what follows a 2-byte CYC: next() decodes CYCs then.
+        const bool long_cyc = !config_.errata.skd007;
+        detail::BlockStarts blocks[2];
+        int found = -1;  // the entry of blocks that holds the packets from pos_, if any
         while (stop - pos_ >= kBlock + 16) {
             const uint8_t* base = pos_;
-            alignas(16) uint8_t sizes[kBlock];
-            detail::fast_sizes(sizes, base, kBlock);
-            const uint8_t* at = base;
-            do {
+            if (found < 0) {
+                found = 0;
+                detail::block_starts(blocks[0], base, long_cyc);
+            }
+            const detail::BlockStarts& starts = blocks[found];
+            // The next block's packets are found before this block's are decoded: the two do not
+            // depend on each other, so the search's chain of permutes overlaps the decoding.
+            const uint8_t* after = base + starts.next;
+            int following = -1;
+            if (starts.next >= kBlock && stop - after >= kBlock + 16) {
+                following = found ^ 1;
+                detail::block_starts(blocks[following], after, long_cyc);
+            }
+            for (int i = 0; i < starts.count; ++i) {
+                const uint8_t* at = base + starts.at[i];
                 Packet packet;
-                int size = sizes[at - base];
-                if (size) [[likely]] {
-                    read_fast(packet, at);
-                    f(static_cast<uint64_t>(at - begin), packet);
-                    at += size;
-                } else if ((size = read_fast(packet, at)) > 0) {
-                    // TNT-64: its opcode byte alone does not tell.
-                    f(static_cast<uint64_t>(at - begin), packet);
-                    at += size;
-                } else {
+                if (!read_sized(packet, at)) [[unlikely]] {
+                    // A TNT-64 without a branch bit: next() reports the bad packet and stays on
+                    // it. Another Packet, so that this one's address does not escape.
                     pos_ = at;
-                    size = next(packet);
-                    if (size < 0) return size;
-                    f(static_cast<uint64_t>(at - begin), packet);
-                    at = pos_;
+                    Packet bad;
+                    return next(bad);
                 }
-            } while (at < base + kBlock);
-            pos_ = at;
+                f(static_cast<uint64_t>(at - begin), packet);
+            }
+            pos_ = after;
+            if (starts.next < kBlock) {
+                Packet packet;
+                int size = next(packet);
+                if (size < 0) return size;
+                f(static_cast<uint64_t>(after - begin), packet);
+            }
+            found = following;
         }
         for (;;) {
             Packet packet;
@@ -102,7 +117,7 @@ class PacketDecoder {
     }
 
   private:
-    static constexpr int kBlock = 64;
+    static constexpr int kBlock = detail::BlockStarts::kSize;
 
     int finish_special(Packet& packet, PacketKind kind, int size) noexcept;
     int handle_skd007(Packet& packet) noexcept;

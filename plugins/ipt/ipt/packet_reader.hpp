@@ -247,6 +247,13 @@ inline void fast_sizes(uint8_t* out, const uint8_t* p, int n) noexcept {
 #endif
 }
 
+// The payload as the two words at offsets 0 and 8 (see FastEntry).
+[[gnu::always_inline]] inline void write_words(Packet& pk, uint64_t word0, uint64_t word8) noexcept {
+    auto* words = reinterpret_cast<unsigned char*>(&pk.payload);
+    std::memcpy(words, &word0, 8);
+    std::memcpy(words + 8, &word8, 8);
+}
+
 }  // namespace detail
 
 // Decodes a PAD, TNT-8, IP, MTC, one-byte CYC or TNT-64 packet at pos without branching on its
@@ -273,10 +280,56 @@ inline void fast_sizes(uint8_t* out, const uint8_t* p, int n) noexcept {
     uint64_t word8 = e.word8 | (raw & e.mask8);
     pk.type = static_cast<PacketType>(e.type);
     pk.size = e.size;
-    auto* words = reinterpret_cast<unsigned char*>(&pk.payload);
-    std::memcpy(words, &word0, 8);
-    std::memcpy(words + 8, &word8, 8);
+    write_words(pk, word0, word8);
     return e.size;
+}
+
+namespace detail {
+
+// The packet type of each opcode for read_sized: kFast's, TNT-64 for the extended opcode (which
+// block_starts sizes only as 02 a3), CYC for the CYC opcodes with an extension.
+constexpr std::array<uint8_t, 256> make_sized_types() {
+    std::array<uint8_t, 256> t{};
+    for (size_t i = 0; i < t.size(); ++i) t[i] = kFast[i].type;
+    t[kOpcExt] = static_cast<uint8_t>(PacketType::tnt_64);
+    for (size_t i = 7; i < t.size(); i += 8) t[i] = static_cast<uint8_t>(PacketType::cyc);
+    return t;
+}
+
+inline constexpr std::array<uint8_t, 256> kSizedType = make_sized_types();
+
+}  // namespace detail
+
+// read_fast for a packet that detail::block_starts found: a fast packet, a TNT-64 or a CYC of 2
+// or 3 bytes, decoded with no branch on which (the packet mix would make it mispredict); false
+// for a TNT-64 without a branch bit, a bad packet for the general decode. 9 bytes must be
+// readable.
+[[gnu::always_inline]] inline bool read_sized(Packet& pk, const uint8_t* pos) noexcept {
+    using namespace detail;
+    uint8_t opc = pos[0];
+    uint64_t raw;
+    std::memcpy(&raw, pos + 1, 8);
+    const FastEntry& e = kFast[opc];  // all zero for the ext opcode and a CYC with an extension
+    uint64_t word0 = e.word0 | (raw & e.mask0);
+    uint64_t word8 = e.word8 | (raw & e.mask8);
+    uint64_t size = e.size;
+    // TNT-64: six payload bytes with a stop bit.
+    uint64_t tnt = (raw >> 8) & 0xffffffffffffull;
+    auto bits = static_cast<uint64_t>(63 - __builtin_clzll(tnt | 1));
+    uint64_t tnt64 = uint64_t{0} - static_cast<uint64_t>(opc == kOpcExt);
+    word0 = (word0 & ~tnt64) | (bits & tnt64);
+    word8 = (word8 & ~tnt64) | (tnt & ~(1ull << bits) & tnt64);
+    size |= 8 & tnt64;
+    // CYC of 2 or 3 bytes: 5 bits from the opcode, 7 from each further byte.
+    uint64_t cyc = uint64_t{0} - static_cast<uint64_t>((opc & 7) == 7);
+    uint64_t more = raw & 1;
+    uint64_t value = (opc >> 3) | ((raw & 0xfe) << 4) | ((((raw >> 8) & 0xfe) << 11) & (uint64_t{0} - more));
+    word0 = (word0 & ~cyc) | (value & cyc);
+    size |= (2 + more) & cyc;
+    pk.type = static_cast<PacketType>(kSizedType[opc]);
+    pk.size = static_cast<uint8_t>(size);
+    write_words(pk, word0, word8);
+    return tnt >= 2 || !tnt64;
 }
 
 // The kind of the packet at pos, without reading its payload: pte_eos when the opcode bytes are

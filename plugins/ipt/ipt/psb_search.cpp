@@ -1,9 +1,14 @@
 #include "ipt/psb_search.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define RINGSCOPE_IPT_AVX512 1
 #endif
 
 #include "ipt/errors.hpp"
@@ -34,10 +39,57 @@ inline const uint8_t* align_down(const uint8_t* p) noexcept {
     return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{7});
 }
 
+#if defined(RINGSCOPE_IPT_AVX512)
+// Bit i set: the i-th aligned word from at (aligned) is all pattern.
+__attribute__((target("avx512f"), always_inline)) inline uint32_t pattern_words(const uint8_t* at) noexcept {
+    __m512i v = _mm512_loadu_si512(at);
+    return _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(static_cast<long long>(kPatternLoHi))) |
+           _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(static_cast<long long>(kPatternHiLo)));
+}
+
+// The search reads at memory speed: lines asked for this far ahead arrive sooner than the
+// hardware prefetcher brings them (256 MiB stream: 34 GB/s against 29; 8 KiB ahead did about as
+// well, 2 KiB 31). A prefetch past the buffer's end does not fault.
+constexpr uintptr_t kPrefetchAhead = 4096;
+
+// AVX-512 compares the aligned words exactly, 32 of them per step: eight lanes of 64 bits per
+// register, each against both phases of the pattern.
+__attribute__((target("avx512f"))) const uint8_t* next_pattern_word_avx512(const uint8_t* pos,
+                                                                           const uint8_t* end) noexcept {
+    while (end - pos >= 256) {
+        // As an integer: the address may lie past the buffer, where a pointer may not point.
+        const uintptr_t ahead = reinterpret_cast<uintptr_t>(pos) + kPrefetchAhead;
+        for (uintptr_t line = 0; line < 256; line += 64)
+            _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
+        uint32_t found = pattern_words(pos) | (pattern_words(pos + 64) << 8) |
+                         (pattern_words(pos + 128) << 16) | (pattern_words(pos + 192) << 24);
+        if (found) return pos + 8 * __builtin_ctz(found);
+        pos += 256;
+    }
+    while (end - pos >= 64) {
+        if (uint32_t found = pattern_words(pos)) return pos + 8 * __builtin_ctz(found);
+        pos += 64;
+    }
+    for (; pos + 8 <= end; pos += 8)
+        if (is_pattern(load64(pos))) return pos;
+    return nullptr;
+}
+
+bool have_avx512() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+const bool kHaveAvx512 = have_avx512();
+#endif
+
 // The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
 // SSE2 looks at four 16-byte blocks per step for a 32-bit lane whose bytes are all 02 or 82 (one
 // AND and one compare: byte & 7f == 02); only then are the eight words checked exactly.
 const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
+#if defined(RINGSCOPE_IPT_AVX512)
+    if (kHaveAvx512) return next_pattern_word_avx512(pos, end);
+#endif
 #if defined(__SSE2__)
     // Reach 16-byte alignment with one scalar word, if needed.
     if ((reinterpret_cast<uintptr_t>(pos) & 15) != 0 && pos + 8 <= end) {

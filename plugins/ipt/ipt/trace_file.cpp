@@ -6,12 +6,23 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 namespace ringscope::ipt {
 namespace {
 
+constexpr size_t kHugePage = 2u << 20;
+
 uint8_t* allocate(size_t size) {
     // At least one block so that begin() is never null for an empty range.
-    return static_cast<uint8_t*>(std::aligned_alloc(64, ((size + 63) / 64) * 64 + 64));
+    size_t bytes = ((size + 63) / 64) * 64 + 64;
+    if (size < 4 * kHugePage) return static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
+    // A large trace in huge pages where the kernel gives them on request: the PSB search and the
+    // packet decode read at memory speed, and in 4 KiB pages part of that goes to page walks.
+    bytes = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+    auto* p = static_cast<uint8_t*>(std::aligned_alloc(kHugePage, bytes));
+    if (p) madvise(p, bytes, MADV_HUGEPAGE);  // a hint: without it the pages stay small
+    return p;
 }
 
 }  // namespace
