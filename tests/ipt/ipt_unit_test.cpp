@@ -15,6 +15,7 @@
 #include "ipt/event_stream.hpp"
 #include "ipt/packet_decoder.hpp"
 #include "ipt/packet_reader.hpp"
+#include "ipt/psb_search.hpp"
 #include "ipt/query_decoder.hpp"
 #include "ipt/sync_report.hpp"
 #include "ipt/trace_file.hpp"
@@ -348,6 +349,52 @@ std::string capture(const Config& config, const std::vector<uint64_t>& at) {
     std::string s(buf, len);
     std::free(buf);
     return s;
+}
+
+// sync_forward takes the fastest PSB search the machine runs (AVX-512 here, SSE2 or portable
+// elsewhere): every one available must find the same word as the portable one, on buffers thick
+// with half patterns (bytes 02 and 82 in runs), at every aligned start and length.
+TEST(IptSync, EveryPatternSearchFindsTheSameWord) {
+    using detail::PatternSearch;
+    ASSERT_TRUE(detail::pattern_search_available(PatternSearch::portable));
+    std::vector<PatternSearch> others;
+    for (PatternSearch how : {PatternSearch::sse2, PatternSearch::avx512})
+        if (detail::pattern_search_available(how)) others.push_back(how);
+    alignas(64) static uint8_t buf[2048 + 64];
+    uint64_t x = 0x853c49e6748fea9bull;
+    auto next = [&] {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        return x;
+    };
+    size_t found = 0, compared = 0;
+    for (int round = 0; round < 400; ++round) {
+        for (auto& b : buf) {
+            const uint64_t r = next() % 16;
+            b = r < 7 ? 0x02 : r < 14 ? 0x82 : static_cast<uint8_t>(next());
+        }
+        // Now and then a whole word of pattern in one phase or the other, aligned or not.
+        for (int k = next() % 3; k > 0; --k) {
+            const size_t at = next() % (sizeof buf - 8);
+            for (size_t i = 0; i < 8; ++i) buf[at + i] = ((at + i + (next() & 1)) & 1) ? 0x82 : 0x02;
+        }
+        const size_t len = 8 * (next() % (2048 / 8));
+        const uint8_t* end = buf + len;
+        for (size_t start = 0; start <= len; start += 8 * (1 + next() % 9)) {
+            const uint8_t* want = detail::next_pattern_word(PatternSearch::portable, buf + start, end);
+            found += want != nullptr;
+            for (PatternSearch how : others) {
+                ASSERT_EQ(detail::next_pattern_word(how, buf + start, end), want)
+                    << "search " << static_cast<int>(how) << " round " << round << " start " << start
+                    << " length " << len;
+                ++compared;
+            }
+        }
+    }
+    EXPECT_GT(found, 1000u);
+    // This machine runs at least SSE2 (x86-64): the comparison happened.
+    EXPECT_GT(compared, 1000u);
 }
 
 TEST(IptSync, ReportFormat) {

@@ -84,13 +84,16 @@ const bool kHaveAvx512 = have_avx512();
 #endif
 
 // The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
+const uint8_t* next_pattern_word_portable(const uint8_t* pos, const uint8_t* end) noexcept {
+    for (; pos + 8 <= end; pos += 8)
+        if (is_pattern(load64(pos))) return pos;
+    return nullptr;
+}
+
+#if defined(__SSE2__)
 // SSE2 looks at four 16-byte blocks per step for a 32-bit lane whose bytes are all 02 or 82 (one
 // AND and one compare: byte & 7f == 02); only then are the eight words checked exactly.
-const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
-#if defined(RINGSCOPE_IPT_AVX512)
-    if (kHaveAvx512) return next_pattern_word_avx512(pos, end);
-#endif
-#if defined(__SSE2__)
+const uint8_t* next_pattern_word_sse2(const uint8_t* pos, const uint8_t* end) noexcept {
     // Reach 16-byte alignment with one scalar word, if needed.
     if ((reinterpret_cast<uintptr_t>(pos) & 15) != 0 && pos + 8 <= end) {
         if (is_pattern(load64(pos))) return pos;
@@ -114,13 +117,68 @@ const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcep
         }
         pos += 64;
     }
+    return next_pattern_word_portable(pos, end);
+}
 #endif
-    for (; pos + 8 <= end; pos += 8)
-        if (is_pattern(load64(pos))) return pos;
-    return nullptr;
+
+// The fastest of the above this machine runs.
+const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
+#if defined(RINGSCOPE_IPT_AVX512)
+    if (kHaveAvx512) return next_pattern_word_avx512(pos, end);
+#endif
+#if defined(__SSE2__)
+    return next_pattern_word_sse2(pos, end);
+#else
+    return next_pattern_word_portable(pos, end);
+#endif
 }
 
 }  // namespace
+
+namespace detail {
+
+bool pattern_search_available(PatternSearch how) noexcept {
+    switch (how) {
+        case PatternSearch::portable:
+            return true;
+        case PatternSearch::sse2:
+#if defined(__SSE2__)
+            return true;
+#else
+            return false;
+#endif
+        case PatternSearch::avx512:
+#if defined(RINGSCOPE_IPT_AVX512)
+            return kHaveAvx512;
+#else
+            return false;
+#endif
+    }
+    return false;
+}
+
+const uint8_t* next_pattern_word(PatternSearch how, const uint8_t* pos, const uint8_t* end) noexcept {
+    if (!pattern_search_available(how)) return nullptr;
+    switch (how) {
+        case PatternSearch::portable:
+            return next_pattern_word_portable(pos, end);
+        case PatternSearch::sse2:
+#if defined(__SSE2__)
+            return next_pattern_word_sse2(pos, end);
+#else
+            return nullptr;
+#endif
+        case PatternSearch::avx512:
+#if defined(RINGSCOPE_IPT_AVX512)
+            return next_pattern_word_avx512(pos, end);
+#else
+            return nullptr;
+#endif
+    }
+    return nullptr;
+}
+
+}  // namespace detail
 
 const uint8_t* find_psb(const uint8_t* pos, const Config& config) noexcept {
     const uint8_t* begin = config.begin;

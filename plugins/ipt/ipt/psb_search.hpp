@@ -20,4 +20,14 @@ int sync_backward(const uint8_t** sync, const uint8_t* pos, const Config& config
 // pos must be a complete PSB: pte_eos outside the buffer, pte_nosync when it is no PSB.
 int sync_set(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept;
 
+namespace detail {
+// The searches for the next aligned word of pattern that sync_forward may use (it takes the
+// fastest this machine runs), for tests to compare them all.
+enum class PatternSearch { portable, sse2, avx512 };
+bool pattern_search_available(PatternSearch how) noexcept;
+// The first aligned word in [pos, end) (pos aligned to 8) that is all pattern; nullptr when there
+// is none, or when this machine does not run HOW.
+const uint8_t* next_pattern_word(PatternSearch how, const uint8_t* pos, const uint8_t* end) noexcept;
+}  // namespace detail
+
 }  // namespace ringscope::ipt
