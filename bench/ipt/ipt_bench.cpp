@@ -264,20 +264,27 @@ Result our_packets_parallel(const ri::Config& config, unsigned threads) {
     ri::decode_psb_parts<Result>(
         config, threads, 4 << 20,
         [&](Result& part, ri::PacketDecoder& d, uint64_t stop) -> uint64_t {
+            // Counted into locals, as in our_packets: the part's fields are memory.
+            uint64_t items = 0, check = 0;
+            auto done = [&](uint64_t at) {
+                part.items += items;
+                part.check += check;
+                return at;
+            };
             for (;;) {
                 int err = d.for_each(
                     [&](uint64_t, const ri::Packet& p) {
-                        ++part.items;
-                        part.check += static_cast<uint64_t>(p.type);
+                        ++items;
+                        check += static_cast<uint64_t>(p.type);
                     },
                     config.begin + stop);
                 uint64_t at = size;
                 d.get_offset(at);
-                if (err == 0) return at;
-                if (err == -ri::pte_eos || d.sync_forward() < 0) return size;
+                if (err == 0) return done(at);
+                if (err == -ri::pte_eos || d.sync_forward() < 0) return done(size);
                 uint64_t sync = size;
                 d.get_sync_offset(sync);
-                if (sync >= stop) return sync;
+                if (sync >= stop) return done(sync);
             }
         },
         [&](Result& part) {
