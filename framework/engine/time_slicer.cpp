@@ -1,9 +1,9 @@
 #include "framework/engine/time_slicer.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <thread>
+
+#include "framework/engine/parallel_for.hpp"
 
 namespace ringscope::engine {
 
@@ -25,14 +25,7 @@ SlicePlan SlicePlan::make(std::vector<MergeSource>& sources, uint64_t slice_byte
             if (r->ts > 0) cuts[k].push_back(r->ts);
         }
     };
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t k; (k = next.fetch_add(1)) < sources.size();) probe(k);
-    };
-    std::vector<std::thread> helpers;
-    for (int t = 1; t < threads && static_cast<size_t>(t) < sources.size(); ++t) helpers.emplace_back(work);
-    work();
-    for (auto& t : helpers) t.join();
+    parallel_for(sources.size(), threads, probe);
     std::vector<uint64_t> all;
     for (const auto& c : cuts) all.insert(all.end(), c.begin(), c.end());
     std::sort(all.begin(), all.end());

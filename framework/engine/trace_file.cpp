@@ -1,13 +1,11 @@
 #include "framework/engine/trace_file.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <system_error>
-#include <thread>
 
+#include "framework/engine/parallel_for.hpp"
 #include "framework/symbols/lazy_kallsyms_resolver.hpp"
 
 namespace ringscope::engine {
@@ -115,21 +113,9 @@ Expected<std::vector<CpuStream>> TraceFile::open_streams(size_t buffer, int thre
     }
     const auto& b = reader_.buffers()[buffer];
     std::vector<std::optional<Expected<io::CpuPageReader>>> pages(b.cpus.size());
-    std::atomic<size_t> next{0};
-    auto list = [&] {
-        for (size_t i; (i = next.fetch_add(1)) < pages.size();)
-            pages[i].emplace(reader_.cpu_pages(buffer, i));
-    };
-    std::vector<std::thread> helpers;
-    const size_t want =
-        b.compressed ? std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), pages.size()) : 1;
-    try {
-        for (size_t t = 1; t < want; ++t) helpers.emplace_back(list);
-    } catch (const std::system_error&) {
-        // No thread to be had: this one lists them all.
-    }
-    list();
-    for (auto& t : helpers) t.join();
+    // Uncompressed data has no chunks to list: one thread opens its CPUs.
+    parallel_for(pages.size(), b.compressed ? threads : 1,
+                 [&](size_t i) { pages[i].emplace(reader_.cpu_pages(buffer, i)); });
     streams.reserve(pages.size());
     for (size_t i = 0; i < pages.size(); ++i) {
         if (!*pages[i]) return std::move(*pages[i]).error().in_file(path_);
