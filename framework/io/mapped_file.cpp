@@ -118,13 +118,4 @@ Status MappedFile::copy(uint64_t offset, size_t len, uint8_t* dst) const {
     return {};
 }
 
-void MappedFile::release(uint64_t offset, uint64_t len) const noexcept {
-    if (mode_ != Mode::mapped || offset >= size_) return;
-    static const uint64_t pg = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    uint64_t begin = (offset + pg - 1) / pg * pg;
-    uint64_t end = std::min<uint64_t>(offset + len, size_) / pg * pg;
-    if (end <= begin) return;
-    madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
-}
-
 }  // namespace ringscope::io

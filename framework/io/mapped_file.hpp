@@ -43,10 +43,6 @@ class MappedFile {
     // Errors as read().
     Status copy(uint64_t offset, size_t len, uint8_t* dst) const;
 
-    // Tells the kernel a mapped range will not be needed soon (drops it from this process's RSS;
-    // the page cache keeps it). No-op unless mapped.
-    void release(uint64_t offset, uint64_t len) const noexcept;
-
   private:
     MappedFile() = default;
     Status check_range(uint64_t offset, size_t len) const;  // Errc::truncated past the end
