@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -121,61 +122,47 @@ const uint8_t* next_pattern_word_sse2(const uint8_t* pos, const uint8_t* end) no
 }
 #endif
 
-// The fastest of the above this machine runs.
-const uint8_t* next_pattern_word(const uint8_t* pos, const uint8_t* end) noexcept {
-#if defined(RINGSCOPE_IPT_AVX512)
-    if (kHaveAvx512) return next_pattern_word_avx512(pos, end);
-#endif
+using Search = const uint8_t* (*)(const uint8_t*, const uint8_t*) noexcept;
+
+// HOW's search, or nullptr where this build or machine does not run it.
+Search search_for(detail::PatternSearch how) noexcept {
+    switch (how) {
+        case detail::PatternSearch::portable:
+            return next_pattern_word_portable;
+        case detail::PatternSearch::sse2:
 #if defined(__SSE2__)
-    return next_pattern_word_sse2(pos, end);
+            return next_pattern_word_sse2;
 #else
-    return next_pattern_word_portable(pos, end);
+            return nullptr;
 #endif
+        case detail::PatternSearch::avx512:
+#if defined(RINGSCOPE_IPT_AVX512)
+            return kHaveAvx512 ? next_pattern_word_avx512 : nullptr;
+#else
+            return nullptr;
+#endif
+    }
+    return nullptr;
 }
+
+// The fastest search this machine runs, chosen once.
+const Search kFastest = [] {
+    for (auto how : {detail::PatternSearch::avx512, detail::PatternSearch::sse2})
+        if (Search s = search_for(how)) return s;
+    return search_for(detail::PatternSearch::portable);
+}();
 
 }  // namespace
 
 namespace detail {
 
 bool pattern_search_available(PatternSearch how) noexcept {
-    switch (how) {
-        case PatternSearch::portable:
-            return true;
-        case PatternSearch::sse2:
-#if defined(__SSE2__)
-            return true;
-#else
-            return false;
-#endif
-        case PatternSearch::avx512:
-#if defined(RINGSCOPE_IPT_AVX512)
-            return kHaveAvx512;
-#else
-            return false;
-#endif
-    }
-    return false;
+    return search_for(how) != nullptr;
 }
 
 const uint8_t* next_pattern_word(PatternSearch how, const uint8_t* pos, const uint8_t* end) noexcept {
-    if (!pattern_search_available(how)) return nullptr;
-    switch (how) {
-        case PatternSearch::portable:
-            return next_pattern_word_portable(pos, end);
-        case PatternSearch::sse2:
-#if defined(__SSE2__)
-            return next_pattern_word_sse2(pos, end);
-#else
-            return nullptr;
-#endif
-        case PatternSearch::avx512:
-#if defined(RINGSCOPE_IPT_AVX512)
-            return next_pattern_word_avx512(pos, end);
-#else
-            return nullptr;
-#endif
-    }
-    return nullptr;
+    Search s = search_for(how);
+    return s ? s(pos, end) : nullptr;
 }
 
 }  // namespace detail
@@ -205,7 +192,7 @@ int sync_forward(const uint8_t** sync, const uint8_t* pos, const Config& config,
     const uint8_t* start = pos;
     pos = align_up(pos);
     while (pos < end) {
-        const uint8_t* word = next_pattern_word(pos, end);
+        const uint8_t* word = kFastest(pos, end);
         if (!word) break;
         pos = word + 8;
         const uint8_t* psb = find_psb(word, config);
