@@ -55,10 +55,11 @@ void EventBuilder::put_ip(BuiltEvent& out, EventState& state, uint64_t offset, c
             name = text;
         }
     }
-    auto& bytes = *out.bytes;
+    ByteBuffer& bytes = *out.bytes;
     auto at = static_cast<uint32_t>(bytes.size() - out.base);
-    bytes.insert(bytes.end(), name.begin(), name.end());
-    bytes.push_back(0);
+    uint8_t* end = bytes.extend(name.size() + 1);
+    std::memcpy(end, name.data(), name.size());
+    end[name.size()] = 0;
     put<uint32_t>(out, 20, (static_cast<uint32_t>(name.size() + 1) << 16) | at);
 }
 

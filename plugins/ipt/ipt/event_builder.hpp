@@ -12,6 +12,7 @@
 #include <ringscope/error.hpp>
 #include <ringscope/resolver.hpp>
 
+#include "ipt/byte_buffer.hpp"
 #include "ipt/config.hpp"
 #include "ipt/last_ip.hpp"
 #include "ipt/packet_decoder.hpp"
@@ -64,7 +65,7 @@ struct BuiltEvent {
     TypeIndex type = t_psb;
     uint64_t ts = 0;
     int64_t missed = 0;
-    std::vector<uint8_t>* bytes = nullptr;
+    ByteBuffer* bytes = nullptr;
     size_t base = 0;
 
     std::span<const uint8_t> payload() const noexcept { return {bytes->data() + base, bytes->size() - base}; }

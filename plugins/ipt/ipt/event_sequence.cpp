@@ -14,8 +14,8 @@ constexpr size_t padded(size_t size) noexcept {
 }  // namespace
 
 EventSequence::EventSequence(const Config& config, const EventBuilder& builder, unsigned threads,
-                             uint64_t part_bytes)
-    : config_(config), builder_(builder), carry_(config), limit_(config.end) {
+                             uint64_t part_bytes, CallerDecodes caller)
+    : config_(config), builder_(builder), caller_(caller), carry_(config), limit_(config.end) {
     built_.bytes = &payload_;
     if (threads <= 1) return;
     cuts_ = psb_cuts(config, part_bytes);
@@ -48,7 +48,7 @@ void EventSequence::decode_part(size_t i) {
     PacketDecoder decoder(config_);
     decoder.sync_set(cuts_[i]);
     EventState state;
-    std::vector<uint8_t>& records = part.records;
+    ByteBuffer& records = part.records;
     BuiltEvent event{.bytes = &records};
     const uint8_t* stop = config_.begin + cuts_[i + 1];
     for (;;) {
@@ -66,7 +66,9 @@ void EventSequence::decode_part(size_t i) {
         }
         Record r{event.type, static_cast<uint32_t>(records.size() - event.base), event.ts, event.missed};
         std::memcpy(records.data() + at, &r, sizeof r);
-        records.resize(event.base + padded(r.size));
+        // The padding is zeroed: the records are bytes someone may dump or compare whole.
+        const size_t pad = padded(r.size) - r.size;
+        if (pad) std::memset(records.extend(pad), 0, pad);
     }
     decoder.get_offset(part.reached);
     part.end.emplace(decoder);
@@ -89,9 +91,21 @@ bool EventSequence::advance() {
             return !state_.done;
         }
         const size_t i = next_part_++;
+        const uint64_t stop = cuts_[i + 1];
+        const bool ahead = caller_ == CallerDecodes::when_ahead;
+        if (i == claimed_ || (ahead && pipeline_->claim(i))) {
+            // No worker has started it: the serial decode goes through it, sooner than a worker
+            // would (and without a prefix decoded twice).
+            ++counts_.claimed;
+            if (at < stop) {
+                limit_ = config_.begin + stop;
+                return true;
+            }
+            continue;
+        }
+        if (ahead && i + 1 < parts_ && !pipeline_->ready(i) && pipeline_->claim(i + 1)) claimed_ = i + 1;
         pipeline_->wait(i);
         const Part& part = slot(i);
-        const uint64_t stop = cuts_[i + 1];
         if (cuts_[i] == at) {
             if (part.converged) {
                 joining_ = true;

@@ -30,24 +30,33 @@ struct EventView {
 
 class EventSequence {
   public:
+    // Whether the serial decode takes parts no worker has started: the part it needs next, and,
+    // when it finds that part still being decoded (it reads events faster than a worker makes
+    // them), the part after it. Without it, a caller that only reads events gets no faster with
+    // two threads than with one: its single worker does all the decoding. Tests turn it off to
+    // make the workers take every part.
+    enum class CallerDecodes { when_ahead, never };
+
     // threads <= 1: one serial decode on the caller's thread. Otherwise threads - 1 workers (the
     // caller is the last thread), at most threads + 1 parts in flight.
-    EventSequence(const Config& config, const EventBuilder& builder, unsigned threads, uint64_t part_bytes);
+    EventSequence(const Config& config, const EventBuilder& builder, unsigned threads, uint64_t part_bytes,
+                  CallerDecodes caller = CallerDecodes::when_ahead);
     ~EventSequence();
 
     // The next event; false at the end or on an error (status()).
     bool next(EventView& out);
     const Status& status() const noexcept { return state_.status; }
 
-    // How parts were used, for tests: decoded again whole, or joined after a prefix.
+    // How parts were used, for tests: decoded again whole, joined after a prefix, or taken by the
+    // serial decode before a worker started them.
     struct Counts {
-        size_t parts = 0, joined = 0, redecoded = 0, dropped = 0;
+        size_t parts = 0, joined = 0, redecoded = 0, dropped = 0, claimed = 0;
     };
     const Counts& counts() const noexcept { return counts_; }
 
   private:
     struct Part {
-        std::vector<uint8_t> records;  // per event: Record, then the payload padded to 8 bytes
+        ByteBuffer records;  // per event: Record, then the payload padded to 8 bytes
         bool converged = false;
         uint64_t converged_at = 0;    // the packet offset where the state had converged
         size_t converged_record = 0;  // the first record of the packets from there
@@ -69,6 +78,7 @@ class EventSequence {
 
     Config config_;
     const EventBuilder& builder_;
+    CallerDecodes caller_;
     std::vector<uint64_t> cuts_;
     size_t parts_ = 0;
     std::vector<Part> slots_;
@@ -77,13 +87,14 @@ class EventSequence {
     // The serial decode: it makes the events of prefixes and of parts that are not used.
     PacketDecoder carry_;
     EventState state_;
-    std::vector<uint8_t> payload_;
+    ByteBuffer payload_;
     BuiltEvent built_;
     const uint8_t* limit_;
     bool started_ = false;
     // Parts before next_part_ were taken (the last of them is the current one); joining_: the
     // current part's records follow once the serial decode reaches its converged point.
     size_t next_part_ = 0;
+    size_t claimed_ = SIZE_MAX;  // a part ahead that the serial decode took for itself
     bool joining_ = false, reading_ = false;
     size_t cursor_ = 0;
     Counts counts_;

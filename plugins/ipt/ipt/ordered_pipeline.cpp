@@ -36,6 +36,20 @@ void OrderedPipeline::wait(size_t i) {
     changed_.wait(lock, [&] { return done_[i] != 0; });
 }
 
+bool OrderedPipeline::ready(size_t i) {
+    std::lock_guard lock(mutex_);
+    return done_[i] != 0;
+}
+
+bool OrderedPipeline::claim(size_t i) {
+    std::lock_guard lock(mutex_);
+    // Items start in order: next_ is the first not started.
+    if (i != next_ || i >= n_) return false;
+    next_ = i + 1;
+    done_[i] = 1;
+    return true;
+}
+
 void OrderedPipeline::release(size_t i) {
     {
         std::lock_guard lock(mutex_);

@@ -1,6 +1,6 @@
 // Work items 0..n-1 done on worker threads while the caller takes their results in order, with at
 // most `window` items started and not yet released (bounded memory). The caller pulls: wait(i),
-// use item i's result, release(i).
+// use item i's result, release(i); or claim(i) an item no worker has started yet.
 #pragma once
 
 #include <condition_variable>
@@ -22,6 +22,11 @@ class OrderedPipeline {
 
     // Blocks until item i is done.
     void wait(size_t i);
+    // Whether item i is done, without waiting.
+    bool ready(size_t i);
+    // True when no worker had started item i: it is then never run, and counts as done (the
+    // caller does its work some other way). The caller asks in order, before wait(i).
+    bool claim(size_t i);
     // Items up to i are no longer needed: more may start.
     void release(size_t i);
 
