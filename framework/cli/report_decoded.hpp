@@ -16,10 +16,9 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 
 // Prints every event of `paths` (each read by the decoder `input_format` names, or by the one whose
 // probe answers highest), merged in time order. Returns 0, or 1 after a one-line error.
-// `format` is "text" (report's lines), "json" (JSON Lines) or "csv". `threads` (an explicit report
-// -j; 0, its default, means 1 here) is passed to the decoders, which may decode in parallel with the
-// same output.
+// `format` is "text" (report's lines), "json" (JSON Lines) or "csv". `jobs` (report -j; 0, its
+// default, means the cores) threads format the lines, with the same output as one.
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format = "text", int threads = 1);
+                   std::string_view format = "text", int jobs = 1);
 
 }  // namespace ringscope::cli
