@@ -85,7 +85,8 @@ class ParallelLineWriter {
     static constexpr size_t kTaskCheckEvents = 128;
     static constexpr size_t kBatchBytes = 512 * 1024;
     enum class State : uint8_t { filling, queued, done };
-    struct Slot {
+    // A cache line of its own: the caller fills one slot while workers format others.
+    struct alignas(64) Slot {
         LineBatch batch;
         State state = State::filling;
     };
