@@ -21,7 +21,8 @@ struct InputSource {
     int fd = -1;                     // open for reading; owned by the framework
     std::span<const uint8_t> head;   // the first bytes (up to 64 KiB) for probing
     std::span<const uint8_t> mapped; // the whole input when it is a mapped regular file, else empty
-    int threads = 1;                 // threads the decoder may use (report -j); its events stay the same
+    int threads = 1;                 // threads the decoder may use; its events stay the same (report
+                                     // keeps 1 here: its -j threads format the lines)
 };
 
 class EventStream {
