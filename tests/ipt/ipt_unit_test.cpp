@@ -351,6 +351,15 @@ std::string capture(const Config& config, const std::vector<uint64_t>& at) {
     return s;
 }
 
+// RINGSCOPE_IPT_NO_AVX512=1 turns the AVX-512 paths off: ctest runs this binary a second time with
+// it (ipt_unit_test.without_avx512), and the differential tests too, on the other paths.
+TEST(IptCpu, NoAvx512InTheEnvironmentTurnsTheVectorPathsOff) {
+    if (!std::getenv("RINGSCOPE_IPT_NO_AVX512")) GTEST_SKIP() << "checked by ipt_unit_test.without_avx512";
+    EXPECT_FALSE(detail::block_starts_vectorized());
+    EXPECT_FALSE(detail::pattern_search_available(detail::PatternSearch::avx512));
+    EXPECT_TRUE(detail::pattern_search_available(detail::PatternSearch::portable));
+}
+
 // sync_forward takes the fastest PSB search the machine runs (AVX-512 here, SSE2 or portable
 // elsewhere): every one available must find the same word as the portable one, on buffers thick
 // with half patterns (bytes 02 and 82 in runs), at every aligned start and length.

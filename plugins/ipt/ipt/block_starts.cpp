@@ -7,6 +7,7 @@
 #define RINGSCOPE_IPT_VBMI 1
 #endif
 
+#include "ipt/cpu_features.hpp"
 #include "ipt/packet.hpp"
 #include "ipt/packet_reader.hpp"
 
@@ -85,7 +86,7 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) void starts_vbmi(BlockSta
 
 bool have_vbmi() noexcept {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+    return avx512_allowed() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512vbmi");
 }
 

@@ -12,6 +12,7 @@
 #define RINGSCOPE_IPT_AVX512 1
 #endif
 
+#include "ipt/cpu_features.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/packet.hpp"
 
@@ -78,7 +79,7 @@ __attribute__((target("avx512f"))) const uint8_t* next_pattern_word_avx512(const
 
 bool have_avx512() noexcept {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f");
+    return avx512_allowed() && __builtin_cpu_supports("avx512f");
 }
 
 const bool kHaveAvx512 = have_avx512();

@@ -1,0 +1,15 @@
+// Which vector instructions the decoder may use. The searches and packet walks check the CPU
+// once; RINGSCOPE_IPT_NO_AVX512=1 in the environment makes them take their SSE2 or portable
+// paths instead, to time or test those on a machine that has AVX-512.
+#pragma once
+
+#include <cstdlib>
+
+namespace ringscope::ipt {
+
+inline bool avx512_allowed() noexcept {
+    const char* v = std::getenv("RINGSCOPE_IPT_NO_AVX512");
+    return !v || !*v || (v[0] == '0' && v[1] == 0);
+}
+
+}  // namespace ringscope::ipt
