@@ -13,7 +13,9 @@ class TraceContext {
 public:
     virtual ~TraceContext() = default;
 
-    // The name recorded for a pid ("<...>" when unknown, as trace-cmd prints it).
+    // The name recorded for a pid ("<...>" when unknown, as trace-cmd prints it). The view must stay
+    // valid while the context lives, or until register_comm() changes that pid's name: report -j
+    // keeps it until the event's line is written, after the stream has moved on.
     virtual std::string_view comm(int pid) const = 0;
     // Updates the pid -> comm map (the sched plugin does this from what sched events carry).
     virtual void register_comm(int pid, std::string_view comm) = 0;
