@@ -360,14 +360,14 @@ TEST(IptCpu, NoAvx512InTheEnvironmentTurnsTheVectorPathsOff) {
     EXPECT_TRUE(detail::pattern_search_available(detail::PatternSearch::portable));
 }
 
-// sync_forward takes the fastest PSB search the machine runs (AVX-512 here, SSE2 or portable
+// sync_forward takes the fastest PSB search the machine runs (AVX-512 here, AVX2, SSE2 or portable
 // elsewhere): every one available must find the same word as the portable one, on buffers thick
 // with half patterns (bytes 02 and 82 in runs), at every aligned start and length.
 TEST(IptSync, EveryPatternSearchFindsTheSameWord) {
     using detail::PatternSearch;
     ASSERT_TRUE(detail::pattern_search_available(PatternSearch::portable));
     std::vector<PatternSearch> others;
-    for (PatternSearch how : {PatternSearch::sse2, PatternSearch::avx512})
+    for (PatternSearch how : {PatternSearch::sse2, PatternSearch::avx2, PatternSearch::avx512})
         if (detail::pattern_search_available(how)) others.push_back(how);
     alignas(64) static uint8_t buf[2048 + 64];
     uint64_t x = 0x853c49e6748fea9bull;

@@ -1,5 +1,5 @@
 // Which vector instructions the decoder may use. The searches and packet walks check the CPU
-// once; RINGSCOPE_IPT_NO_AVX512=1 in the environment makes them take their SSE2 or portable
+// once; RINGSCOPE_IPT_NO_AVX512=1 in the environment makes them take their AVX2, SSE2 or portable
 // paths instead, to time or test those on a machine that has AVX-512.
 #pragma once
 

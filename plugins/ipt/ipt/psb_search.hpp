@@ -23,7 +23,7 @@ int sync_set(const uint8_t** sync, const uint8_t* pos, const Config& config) noe
 namespace detail {
 // The searches for the next aligned word of pattern that sync_forward may use (it takes the
 // fastest this machine runs), for tests to compare them all.
-enum class PatternSearch { portable, sse2, avx512 };
+enum class PatternSearch { portable, sse2, avx2, avx512 };
 bool pattern_search_available(PatternSearch how) noexcept;
 // The first aligned word in [pos, end) (pos aligned to 8) that is all pattern; nullptr when there
 // is none, or when this machine does not run HOW.
