@@ -58,7 +58,7 @@ void EventBuilder::put_ip(BuiltEvent& out, EventState& state, uint64_t offset, c
     ByteBuffer& bytes = *out.bytes;
     auto at = static_cast<uint32_t>(bytes.size() - out.base);
     uint8_t* end = bytes.extend(name.size() + 1);
-    std::memcpy(end, name.data(), name.size());
+    if (!name.empty()) std::memcpy(end, name.data(), name.size());  // an empty view may hold nullptr
     end[name.size()] = 0;
     put<uint32_t>(out, 20, (static_cast<uint32_t>(name.size() + 1) << 16) | at);
 }
