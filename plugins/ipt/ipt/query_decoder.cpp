@@ -3,6 +3,7 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <cstring>
 
 #include "ipt/errors.hpp"
 #include "ipt/packet_decoder.hpp"
@@ -324,6 +325,18 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
     // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
     // the buffer; it cannot fail.
     if (have_next_ && next_ == PacketKind::tip && !evq_.pending(evb_tip) && config_.end - pos_ >= 9) {
+        unsigned ipc = pos_[0] >> 5;
+        if ((LastIp::kMaskedIpcs >> ipc) & 1) [[likely]] {
+            uint64_t raw;
+            std::memcpy(&raw, pos_ + 1, 8);
+            ip_.update_masked(ipc, raw);
+            pos_ += detail::kIpSize[ipc] + 1;
+            event_ = nullptr;
+            addr = ip_.ip;
+            int status = read_ahead_after_query();
+            if (status < 0) return status;
+            return status_flags();
+        }
         PacketIp packet;
         packet.ipc = pos_[0] >> 5;
         int n = detail::kIpSize[packet.ipc];
