@@ -127,7 +127,7 @@ class QueryDecoder {
     // from the last (or there is no run).
     int tnt_run_packet() const noexcept {
         for (int k = 0; k < run_size_; ++k)
-            if (tnt_.index >= 1ull << (run_[k].below - 1)) return k;
+            if (tnt_.index >= 1ull << (run_below(k) - 1)) return k;
         return -1;
     }
     // Where libipt would be: before the TNT packet after the one whose bits are being answered.
@@ -135,6 +135,7 @@ class QueryDecoder {
         int k = tnt_run_packet();
         return k < 0 ? pos_ : run_[k].next;
     }
+    unsigned run_below(int k) const noexcept { return run_bits_ - run_[k].added_before; }
     void leave_tnt_run() noexcept;
     // After a query's packet: the time the query reports, then the read-ahead to the next query's
     // packet (pte_eos is not an error here).
@@ -202,14 +203,16 @@ class QueryDecoder {
     bool enabled_ = false;
     bool consume_packet_ = false;
     // TNT packets cached as one run (cache_tnt_run), all but the last: where the packet after
-    // each starts, and how many bits of later packets the cache holds below its bits.
+    // each starts, and how many bits of the run's later packets the cache took before that one
+    // (run_below: the bits below each packet's own, kept so to need no second pass).
     struct RunEntry {
         const uint8_t* next;
-        uint8_t below;
+        uint8_t added_before;
     };
     static constexpr uint8_t kMaxRun = 8;
     RunEntry run_[kMaxRun - 1] = {};
     uint8_t run_size_ = 0;
+    uint8_t run_bits_ = 0;  // the bits of the run's packets after the first
 };
 
 }  // namespace ringscope::ipt
