@@ -35,10 +35,17 @@ class QueryDecoder {
 
     int cond_branch(int& taken) noexcept {
         // Bits left after this one: the status is 0 (events wait until the cache is used up).
-        if (tnt_.index > 1) [[likely]] {
-            taken = (tnt_.tnt & tnt_.index) != 0;
-            tnt_.index >>= 1;
+        uint64_t index = tnt_.index;
+        if (index > 1) [[likely]] {
+            taken = (tnt_.tnt & index) != 0;
+            tnt_.index = index >> 1;
             return 0;
+        }
+        // The last bit: the cache is used up, so the status says what comes next.
+        if (index) {
+            taken = static_cast<int>(tnt_.tnt & 1);
+            tnt_.index = 0;
+            return flags_when_empty();
         }
         return cond_branch_slow(taken);
     }
@@ -97,11 +104,10 @@ class QueryDecoder {
         return kind;
     }
     bool will_eos() const noexcept;
-    int status_flags() const noexcept {
-        // Events are only signalled once the user has used up the cached TNT bits.
-        if (!tnt_.empty()) return 0;
-        int flags = 0;
-        if (will_event()) flags |= pts_event_pending;
+    // Events are only signalled once the user has used up the cached TNT bits.
+    int status_flags() const noexcept { return tnt_.empty() ? flags_when_empty() : 0; }
+    int flags_when_empty() const noexcept {
+        int flags = will_event() ? pts_event_pending : 0;
         if (!have_next_ && will_eos()) flags |= pts_eos;
         return flags;
     }
