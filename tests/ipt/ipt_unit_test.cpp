@@ -265,6 +265,34 @@ TEST(IptPackets, FastPathAgreesWithGeneralPath) {
     EXPECT_GT(fast_hits, 256 * 64 / 2);
 }
 
+// The query decoder's masked IP update equals LastIp::update for every IP compression it serves,
+// from random last IPs and payload bytes (bytes beyond the payload included).
+TEST(IptPackets, MaskedIpUpdateEqualsUpdate) {
+    XorShift next{0x2545f4914f6cdd1dull};
+    int served = 0;
+    for (unsigned ipc = 0; ipc < 8; ++ipc) {
+        if (!((LastIp::kMaskedIpcs >> ipc) & 1)) continue;
+        for (int round = 0; round < 4096; ++round) {
+            LastIp masked, general;
+            masked.ip = general.ip = next();
+            masked.have_ip = general.have_ip = round % 3 != 0;
+            masked.suppressed = general.suppressed = round % 5 == 0;
+            uint64_t raw = next();
+            int n = detail::kIpSize[ipc];
+            PacketIp p;
+            p.ipc = static_cast<uint8_t>(ipc);
+            p.ip = n == 8 ? raw : raw & ((1ull << (8 * n)) - 1);
+            ASSERT_EQ(general.update(p), 0);
+            masked.update_masked(ipc, raw);
+            ASSERT_EQ(masked.ip, general.ip) << "ipc " << ipc;
+            ASSERT_EQ(masked.have_ip, general.have_ip);
+            ASSERT_EQ(masked.suppressed, general.suppressed);
+            ++served;
+        }
+    }
+    EXPECT_EQ(served, 4 * 4096);
+}
+
 // The packets of a block as for_each finds them: the vectorized search (where the machine has
 // AVX-512 VBMI) equals the walk through the sizes, and every packet it finds decodes with
 // read_sized exactly as the general decode does, CYCs of 2 and 3 bytes and TNT-64 included.

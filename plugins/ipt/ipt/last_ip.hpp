@@ -57,6 +57,22 @@ struct LastIp {
         return 0;
     }
 
+    // The updates that replace the low bits and keep the rest (16, 32, 48 bits, full), by mask:
+    // no branch on which one, which random IP sizes would mispredict.
+    static constexpr unsigned kMaskedIpcs =
+        1u << ipc_update_16 | 1u << ipc_update_32 | 1u << ipc_update_48 | 1u << ipc_full;
+    static uint64_t update_mask(unsigned ipc) noexcept {
+        static constexpr uint64_t kMasks[8] = {0, 0xffff, 0xffffffff, 0, 0xffffffffffff, 0, ~0ull, 0};
+        return kMasks[ipc & 7];
+    }
+    // For an ipc of kMaskedIpcs: raw holds the payload's bytes in its low bits (more may follow).
+    void update_masked(unsigned ipc, uint64_t raw) noexcept {
+        uint64_t mask = update_mask(ipc);
+        ip = (ip & ~mask) | (raw & mask);
+        have_ip = true;
+        suppressed = false;
+    }
+
     static uint64_t sext48(uint64_t v) noexcept {
         return (v & (1ull << 47)) ? (v | ~0xffffffffffffull) : (v & 0xffffffffffffull);
     }

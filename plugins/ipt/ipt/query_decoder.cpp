@@ -3,6 +3,7 @@
 #include <array>
 #include <climits>
 #include <cstddef>
+#include <cstring>
 
 #include "ipt/errors.hpp"
 #include "ipt/packet_decoder.hpp"
@@ -248,29 +249,25 @@ int QueryDecoder::cache_tnt() noexcept {
 // and in what queries other than cond_branch see: they first go back to libipt's state
 // (leave_tnt_run).
 void QueryDecoder::cache_tnt_run() noexcept {
-    const uint8_t* next[kMaxRun];
-    uint8_t bits[kMaxRun];
-    int n = 0;
     unsigned used = 64 - static_cast<unsigned>(__builtin_clzll(tnt_.index));
+    unsigned added = 0;
+    int n = 0;
     while (n < kMaxRun - 1 && config_.end - pos_ >= 16) {
         PacketTnt tnt;
         int size = read_tnt_fast(tnt, peek_kind(pos_), pos_);
         if (!size || used + tnt.bit_size > 64) break;
         PacketKind after = peek_kind(pos_ + size);
         if (after != PacketKind::tnt_8 && after != PacketKind::tnt_64 && after != PacketKind::tip) break;
-        tnt_.add(tnt);
+        // Neither empty nor past 64 bits: no need for TntCache::add's checks.
+        tnt_.tnt = tnt_.tnt << tnt.bit_size | tnt.payload;
+        tnt_.index <<= tnt.bit_size;
         used += tnt.bit_size;
-        next[n] = pos_;
-        bits[n] = tnt.bit_size;
+        run_[n] = RunEntry{pos_, static_cast<uint8_t>(added)};
+        added += tnt.bit_size;
         ++n;
         pos_ += size;
     }
-    // Entry k is the packet before next[k]: below it, the bits of the packets from next[k] on.
-    unsigned below = 0;
-    for (int k = n - 1; k >= 0; --k) {
-        below += bits[k];
-        run_[k] = RunEntry{next[k], static_cast<uint8_t>(below)};
-    }
+    run_bits_ = static_cast<uint8_t>(added);
     run_size_ = static_cast<uint8_t>(n);
 }
 
@@ -280,7 +277,7 @@ void QueryDecoder::cache_tnt_run() noexcept {
 void QueryDecoder::leave_tnt_run() noexcept {
     int k = tnt_run_packet();
     if (k >= 0) {
-        unsigned below = run_[k].below;
+        unsigned below = run_below(k);
         tnt_.tnt >>= below;
         tnt_.index >>= below;
         pos_ = run_[k].next;
@@ -324,6 +321,18 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
     // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
     // the buffer; it cannot fail.
     if (have_next_ && next_ == PacketKind::tip && !evq_.pending(evb_tip) && config_.end - pos_ >= 9) {
+        unsigned ipc = pos_[0] >> 5;
+        if ((LastIp::kMaskedIpcs >> ipc) & 1) [[likely]] {
+            uint64_t raw;
+            std::memcpy(&raw, pos_ + 1, 8);
+            ip_.update_masked(ipc, raw);
+            pos_ += detail::kIpSize[ipc] + 1;
+            event_ = nullptr;
+            addr = ip_.ip;
+            int status = read_ahead_after_query();
+            if (status < 0) return status;
+            return status_flags();
+        }
         PacketIp packet;
         packet.ipc = pos_[0] >> 5;
         int n = detail::kIpSize[packet.ipc];

@@ -35,10 +35,17 @@ class QueryDecoder {
 
     int cond_branch(int& taken) noexcept {
         // Bits left after this one: the status is 0 (events wait until the cache is used up).
-        if (tnt_.index > 1) [[likely]] {
-            taken = (tnt_.tnt & tnt_.index) != 0;
-            tnt_.index >>= 1;
+        uint64_t index = tnt_.index;
+        if (index > 1) [[likely]] {
+            taken = (tnt_.tnt & index) != 0;
+            tnt_.index = index >> 1;
             return 0;
+        }
+        // The last bit: the cache is used up, so the status says what comes next.
+        if (index) {
+            taken = static_cast<int>(tnt_.tnt & 1);
+            tnt_.index = 0;
+            return flags_when_empty();
         }
         return cond_branch_slow(taken);
     }
@@ -65,12 +72,12 @@ class QueryDecoder {
     uint8_t next_flags() const noexcept { return have_next_ ? kFlags[static_cast<uint8_t>(next_)] : 0; }
     bool will_event() const noexcept {
         if (!have_next_) return false;
-        uint8_t f = kFlags[static_cast<uint8_t>(next_)];
-        if (f & pdff_event) return true;
-        if (f & pdff_psbend) return evq_.pending(evb_psbend);
-        if (f & pdff_tip) return evq_.pending(evb_tip);
-        if (f & pdff_fup) return evq_.pending(evb_fup);
-        return false;
+        // An event packet, or the packet a queued event binds to: one test, no branch on the
+        // packet's kind (a random mix of TNT and TIP mispredicts one).
+        unsigned bound = (evq_.pending(evb_psbend) ? unsigned{pdff_psbend} : 0u) |
+                         (evq_.pending(evb_tip) ? unsigned{pdff_tip} : 0u) |
+                         (evq_.pending(evb_fup) ? unsigned{pdff_fup} : 0u);
+        return (kFlags[static_cast<uint8_t>(next_)] & (pdff_event | bound)) != 0;
     }
 
     int cond_branch_slow(int& taken) noexcept;
@@ -97,11 +104,10 @@ class QueryDecoder {
         return kind;
     }
     bool will_eos() const noexcept;
-    int status_flags() const noexcept {
-        // Events are only signalled once the user has used up the cached TNT bits.
-        if (!tnt_.empty()) return 0;
-        int flags = 0;
-        if (will_event()) flags |= pts_event_pending;
+    // Events are only signalled once the user has used up the cached TNT bits.
+    int status_flags() const noexcept { return tnt_.empty() ? flags_when_empty() : 0; }
+    int flags_when_empty() const noexcept {
+        int flags = will_event() ? pts_event_pending : 0;
         if (!have_next_ && will_eos()) flags |= pts_eos;
         return flags;
     }
@@ -127,7 +133,7 @@ class QueryDecoder {
     // from the last (or there is no run).
     int tnt_run_packet() const noexcept {
         for (int k = 0; k < run_size_; ++k)
-            if (tnt_.index >= 1ull << (run_[k].below - 1)) return k;
+            if (tnt_.index >= 1ull << (run_below(k) - 1)) return k;
         return -1;
     }
     // Where libipt would be: before the TNT packet after the one whose bits are being answered.
@@ -135,6 +141,7 @@ class QueryDecoder {
         int k = tnt_run_packet();
         return k < 0 ? pos_ : run_[k].next;
     }
+    unsigned run_below(int k) const noexcept { return run_bits_ - run_[k].added_before; }
     void leave_tnt_run() noexcept;
     // After a query's packet: the time the query reports, then the read-ahead to the next query's
     // packet (pte_eos is not an error here).
@@ -202,14 +209,16 @@ class QueryDecoder {
     bool enabled_ = false;
     bool consume_packet_ = false;
     // TNT packets cached as one run (cache_tnt_run), all but the last: where the packet after
-    // each starts, and how many bits of later packets the cache holds below its bits.
+    // each starts, and how many bits of the run's later packets the cache took before that one
+    // (run_below: the bits below each packet's own, kept so to need no second pass).
     struct RunEntry {
         const uint8_t* next;
-        uint8_t below;
+        uint8_t added_before;
     };
     static constexpr uint8_t kMaxRun = 8;
     RunEntry run_[kMaxRun - 1] = {};
     uint8_t run_size_ = 0;
+    uint8_t run_bits_ = 0;  // the bits of the run's packets after the first
 };
 
 }  // namespace ringscope::ipt
