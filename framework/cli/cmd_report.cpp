@@ -1005,9 +1005,8 @@ int ReportRun::print_events() {
     std::unique_ptr<output::ParallelLineWriter> workers;
     if (parallel && !sliced_to_end) {
         // The closure holds what the workers read, by value (pointers to heap data): read through
-        // references, this thread's locals, written per event, shared cache lines with it and the
-        // two cores passed them back and forth (report_decoded's -j 2 took 1.3-3 s instead of 1.1 s
-        // depending on where the stack started).
+        // references, this thread's locals, written per event, share cache lines with what the
+        // workers read (report_decoded, which does the same, used 20-30% less CPU with -j 2).
         std::vector<engine::TraceFile*> files;
         std::vector<engine::PrintDispatch*> dispatch;
         for (size_t f = 0; f < set_.size(); ++f) {

@@ -83,8 +83,7 @@ struct Input {
     std::vector<std::pair<const EventType*, const TypeInfo*>> by_id;
     std::unordered_map<const EventType*, TypeInfo> others;  // types an event brought: this thread's
     // The event at the head of the stream: written per event by the merging thread while the -j
-    // workers read the fields above, so on cache lines of its own (sharing one made the two cores
-    // pass it back and forth and -j 2 take 1.6 s instead of 1.1 s on some runs).
+    // workers read the fields above, so on cache lines of its own.
     struct alignas(64) Head {
         Event event;
         bool has = false;
@@ -247,8 +246,8 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
     // N threads (ParallelLineWriter: N - 1 workers and this one, written in this thread's order);
     // the others are printed here, in order, and go in among them as finished lines.
     // The workers' closure holds what they read by value: read through references, this thread's
-    // locals (written per event) shared cache lines with it, and -j 2 took 1.3-3 s instead of 1.1 s
-    // depending on where the stack started.
+    // locals share cache lines with what it writes per event (-j 2 of a 64 MiB Intel PT stream,
+    // alternated: 1.5-1.8 s and 2.8-3.5 s of CPU before, 1.2-1.7 s and 2.1-2.9 s after).
     std::unique_ptr<output::ParallelLineWriter> workers;
     if (threads > 1) {
         std::vector<const Input*> sources;
