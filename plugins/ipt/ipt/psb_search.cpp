@@ -41,6 +41,13 @@ inline const uint8_t* align_down(const uint8_t* p) noexcept {
     return reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{7});
 }
 
+// The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
+const uint8_t* next_pattern_word_portable(const uint8_t* pos, const uint8_t* end) noexcept {
+    for (; pos + 8 <= end; pos += 8)
+        if (is_pattern(load64(pos))) return pos;
+    return nullptr;
+}
+
 #if defined(RINGSCOPE_IPT_AVX512)
 // Bit i set: the i-th aligned word from at (aligned) is all pattern.
 __attribute__((target("avx512f"), always_inline)) inline uint32_t pattern_words(const uint8_t* at) noexcept {
@@ -54,15 +61,20 @@ __attribute__((target("avx512f"), always_inline)) inline uint32_t pattern_words(
 // well, 2 KiB 31). A prefetch past the buffer's end does not fault.
 constexpr uintptr_t kPrefetchAhead = 4096;
 
+// Asks for the 256 bytes kPrefetchAhead past pos: one step of the vector searches, ahead.
+inline void prefetch_step_ahead(const uint8_t* pos) noexcept {
+    // As an integer: the address may lie past the buffer, where a pointer may not point.
+    const uintptr_t ahead = reinterpret_cast<uintptr_t>(pos) + kPrefetchAhead;
+    for (uintptr_t line = 0; line < 256; line += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
+}
+
 // AVX-512 compares the aligned words exactly, 32 of them per step: eight lanes of 64 bits per
 // register, each against both phases of the pattern.
 __attribute__((target("avx512f"))) const uint8_t* next_pattern_word_avx512(const uint8_t* pos,
                                                                            const uint8_t* end) noexcept {
     while (end - pos >= 256) {
-        // As an integer: the address may lie past the buffer, where a pointer may not point.
-        const uintptr_t ahead = reinterpret_cast<uintptr_t>(pos) + kPrefetchAhead;
-        for (uintptr_t line = 0; line < 256; line += 64)
-            _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
+        prefetch_step_ahead(pos);
         uint32_t found = pattern_words(pos) | (pattern_words(pos + 64) << 8) |
                          (pattern_words(pos + 128) << 16) | (pattern_words(pos + 192) << 24);
         if (found) return pos + 8 * __builtin_ctz(found);
@@ -72,9 +84,7 @@ __attribute__((target("avx512f"))) const uint8_t* next_pattern_word_avx512(const
         if (uint32_t found = pattern_words(pos)) return pos + 8 * __builtin_ctz(found);
         pos += 64;
     }
-    for (; pos + 8 <= end; pos += 8)
-        if (is_pattern(load64(pos))) return pos;
-    return nullptr;
+    return next_pattern_word_portable(pos, end);
 }
 
 // AVX2, for machines without AVX-512: the same exact compare, four words per register, 32 per
@@ -91,9 +101,7 @@ __attribute__((target("avx2"), always_inline)) inline uint32_t pattern_words_avx
 __attribute__((target("avx2"))) const uint8_t* next_pattern_word_avx2(const uint8_t* pos,
                                                                       const uint8_t* end) noexcept {
     while (end - pos >= 256) {
-        const uintptr_t ahead = reinterpret_cast<uintptr_t>(pos) + kPrefetchAhead;
-        for (uintptr_t line = 0; line < 256; line += 64)
-            _mm_prefetch(reinterpret_cast<const char*>(ahead + line), _MM_HINT_T0);
+        prefetch_step_ahead(pos);
         uint32_t found = 0;
         for (int i = 0; i < 8; ++i) found |= pattern_words_avx2(pos + 32 * i) << (4 * i);
         if (found) return pos + 8 * __builtin_ctz(found);
@@ -103,9 +111,7 @@ __attribute__((target("avx2"))) const uint8_t* next_pattern_word_avx2(const uint
         if (uint32_t found = pattern_words_avx2(pos)) return pos + 8 * __builtin_ctz(found);
         pos += 32;
     }
-    for (; pos + 8 <= end; pos += 8)
-        if (is_pattern(load64(pos))) return pos;
-    return nullptr;
+    return next_pattern_word_portable(pos, end);
 }
 
 bool have_avx2() noexcept {
@@ -122,13 +128,6 @@ bool have_avx512() noexcept {
 
 const bool kHaveAvx512 = have_avx512();
 #endif
-
-// The first aligned word in [pos, end) (pos aligned) that is all pattern; nullptr when none.
-const uint8_t* next_pattern_word_portable(const uint8_t* pos, const uint8_t* end) noexcept {
-    for (; pos + 8 <= end; pos += 8)
-        if (is_pattern(load64(pos))) return pos;
-    return nullptr;
-}
 
 #if defined(__SSE2__)
 // SSE2 looks at four 16-byte blocks per step for a 32-bit lane whose bytes are all 02 or 82 (one
