@@ -1,10 +1,11 @@
 #include "ipt/block_starts.hpp"
 
 #include <array>
+#include <cstring>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#define RINGSCOPE_IPT_VBMI 1
+#define RINGSCOPE_IPT_X86 1
 #endif
 
 #include "ipt/cpu_features.hpp"
@@ -19,7 +20,7 @@ constexpr uint8_t kExtTnt64 = 0xa3;
 constexpr uint8_t kTnt64Size = 8;
 constexpr uint8_t kCycExt = 0x07;  // a CYC opcode with its extension bit (opcode & 7)
 
-#if defined(RINGSCOPE_IPT_VBMI)
+#if defined(RINGSCOPE_IPT_X86)
 
 constexpr std::array<uint8_t, 256> make_sizes() {
     std::array<uint8_t, 256> t{};
@@ -90,7 +91,113 @@ bool have_vbmi() noexcept {
            __builtin_cpu_supports("avx512vbmi");
 }
 
+bool have_avx2() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+
 const bool kHaveVbmi = have_vbmi();
+const bool kHaveAvx2 = have_avx2();
+
+#endif
+
+#if defined(RINGSCOPE_IPT_X86)
+
+// Bit i of the 64-bit mask as bytes: kBitIndex[m] lists the set bits of m, lowest first.
+constexpr std::array<std::array<uint8_t, 8>, 256> make_bit_index() {
+    std::array<std::array<uint8_t, 8>, 256> t{};
+    for (size_t m = 0; m < t.size(); ++m) {
+        size_t n = 0;
+        for (uint8_t bit = 0; bit < 8; ++bit)
+            if ((m >> bit) & 1) t[m][n++] = bit;
+    }
+    return t;
+}
+constexpr std::array<std::array<uint8_t, 8>, 256> kBitIndex = make_bit_index();
+
+// AVX2 has no byte permute across 16-byte lanes, so the doubling runs inside each lane: jump[i]
+// is the next packet's offset in the lane, or 0x80 | its offset in the following lane (pshufb
+// reads 0 there, and max keeps it), and reach[i] (two bytes: offsets 0-7, 8-15) the packets met
+// from i in the lane. Four doublings cover a lane; the four lanes are then joined by a scalar
+// step each, where the packet leaving a lane gives the next lane's entry.
+__attribute__((target("avx2"))) void starts_avx2(BlockStarts& out, const uint8_t* p, bool long_cyc) noexcept {
+    alignas(32) uint8_t sizes[kSize];
+    fast_sizes(sizes, p, kSize);
+    const __m256i iota = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
+                                          5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m256i bit_lo = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8,
+                                            16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i bit_hi = _mm256_permute4x64_epi64(bit_lo, 0xb1);  // the lanes' halves swapped
+    const __m256i one = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
+    alignas(32) uint8_t exit[kSize], reach_lo[kSize], reach_hi[kSize];
+    for (int half = 0; half < kSize; half += 32) {
+        const uint8_t* q = p + half;
+        const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+        const __m256i after = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 1));
+        // Two 16-byte loads: the sizes were stored 16 bytes at a time, and forward so.
+        __m256i size = _mm256_set_m128i(_mm_load_si128(reinterpret_cast<const __m128i*>(sizes + half + 16)),
+                                        _mm_load_si128(reinterpret_cast<const __m128i*>(sizes + half)));
+        __m256i tnt64 =
+            _mm256_and_si256(_mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(static_cast<char>(kOpcExt))),
+                             _mm256_cmpeq_epi8(after, _mm256_set1_epi8(static_cast<char>(kExtTnt64))));
+        size = _mm256_blendv_epi8(size, _mm256_set1_epi8(kTnt64Size), tnt64);
+        if (long_cyc) {
+            // A CYC of 2 bytes (the second's continuation bit clear) or 3.
+            const __m256i ext = _mm256_set1_epi8(kCycExt);
+            __m256i cyc = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, ext), ext);
+            __m256i more1 = _mm256_and_si256(after, one);
+            __m256i more2 =
+                _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 2)), one);
+            // 2 + more1 unless both continue (2 + 1 + 1 = 4 means no fast size).
+            __m256i cyc_size = _mm256_add_epi8(_mm256_add_epi8(one, one), more1);
+            cyc = _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_and_si256(more1, more2), one), cyc);
+            size = _mm256_blendv_epi8(size, cyc_size, cyc);
+        }
+        const __m256i sized = _mm256_xor_si256(_mm256_cmpeq_epi8(size, zero), _mm256_set1_epi8(-1));
+        __m256i to = _mm256_add_epi8(iota, size);
+        // Past the lane: 0x80 | (to - 16) = to + 0x70.
+        __m256i jump = _mm256_add_epi8(
+            to, _mm256_and_si256(_mm256_cmpgt_epi8(to, _mm256_set1_epi8(15)), _mm256_set1_epi8(0x70)));
+        __m256i lo = _mm256_and_si256(bit_lo, sized), hi = _mm256_and_si256(bit_hi, sized);
+#pragma GCC unroll 4
+        for (int step = 0; step < 4; ++step) {
+            lo = _mm256_or_si256(lo, _mm256_shuffle_epi8(lo, jump));
+            hi = _mm256_or_si256(hi, _mm256_shuffle_epi8(hi, jump));
+            jump = _mm256_max_epu8(jump, _mm256_shuffle_epi8(jump, jump));
+        }
+        _mm256_store_si256(reinterpret_cast<__m256i*>(exit + half), jump);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(reach_lo + half), lo);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(reach_hi + half), hi);
+    }
+    uint64_t starts = 0;
+    int next = kSize;
+    int entry = 0;
+    for (int lane = 0; lane < kSize; lane += 16) {
+        int i = lane + entry;
+        starts |= static_cast<uint64_t>(reach_lo[i] | reach_hi[i] << 8) << lane;
+        int to = exit[i];
+        if (to < 0x80) {  // a packet with no fast size: the walk ends there
+            next = lane + to;
+            entry = -1;
+            break;
+        }
+        entry = to & 0x7f;
+    }
+    if (entry >= 0) next = kSize + entry;
+    // The offsets of the set bits, eight bits at a time; the last group may write past the 64.
+    alignas(32) uint8_t at[kSize + 8];
+    int n = 0;
+    for (int byte = 0; byte < 8; ++byte) {
+        uint64_t group;
+        std::memcpy(&group, kBitIndex[(starts >> (8 * byte)) & 0xff].data(), 8);
+        group += 0x0101010101010101ull * static_cast<uint64_t>(8 * byte);
+        std::memcpy(at + n, &group, 8);
+        n += __builtin_popcount(static_cast<unsigned>((starts >> (8 * byte)) & 0xff));
+    }
+    std::memcpy(out.at, at, kSize);
+    out.count = n;
+    out.next = next;
+}
 
 #endif
 
@@ -115,14 +222,31 @@ void block_starts_walk(BlockStarts& out, const uint8_t* p, bool long_cyc) noexce
 }
 
 void block_starts(BlockStarts& out, const uint8_t* p, bool long_cyc) noexcept {
-#if defined(RINGSCOPE_IPT_VBMI)
+#if defined(RINGSCOPE_IPT_X86)
     if (kHaveVbmi) return starts_vbmi(out, p, long_cyc);
+    if (kHaveAvx2) return starts_avx2(out, p, long_cyc);
 #endif
     block_starts_walk(out, p, long_cyc);
 }
 
+void block_starts_avx2(BlockStarts& out, const uint8_t* p, bool long_cyc) noexcept {
+#if defined(RINGSCOPE_IPT_X86)
+    starts_avx2(out, p, long_cyc);
+#else
+    block_starts_walk(out, p, long_cyc);
+#endif
+}
+
+bool block_starts_avx2_available() noexcept {
+#if defined(RINGSCOPE_IPT_X86)
+    return kHaveAvx2;
+#else
+    return false;
+#endif
+}
+
 bool block_starts_vectorized() noexcept {
-#if defined(RINGSCOPE_IPT_VBMI)
+#if defined(RINGSCOPE_IPT_X86)
     return kHaveVbmi;
 #else
     return false;
