@@ -184,31 +184,32 @@ __attribute__((target("avx2"))) void starts_avx2(BlockStarts& out, const uint8_t
         _mm256_store_si256(reinterpret_cast<__m256i*>(reach_hi + half), hi);
     }
     uint64_t starts = 0;
-    int next = kSize;
+    int next = 0;
     int entry = 0;
+#pragma GCC unroll 4
     for (int lane = 0; lane < kSize; lane += 16) {
         int i = lane + entry;
         starts |= static_cast<uint64_t>(reach_lo[i] | reach_hi[i] << 8) << lane;
         int to = exit[i];
         if (to < 0x80) {  // a packet with no fast size: the walk ends there
             next = lane + to;
-            entry = -1;
             break;
         }
         entry = to & 0x7f;
+        next = lane + 16 + entry;
     }
-    if (entry >= 0) next = kSize + entry;
-    // The offsets of the set bits, eight bits at a time; the last group may write past the 64.
-    alignas(32) uint8_t at[kSize + 8];
+    // The offsets of the set bits, eight bits at a time, straight into at[]: fewer than 8j packets
+    // precede bit 8j, so each group's 8 bytes stay inside it.
     int n = 0;
+#pragma GCC unroll 8
     for (int byte = 0; byte < 8; ++byte) {
+        auto bits = static_cast<unsigned>(starts >> (8 * byte)) & 0xff;
         uint64_t group;
-        std::memcpy(&group, kBitIndex[(starts >> (8 * byte)) & 0xff].data(), 8);
+        std::memcpy(&group, kBitIndex[bits].data(), 8);
         group += 0x0101010101010101ull * static_cast<uint64_t>(8 * byte);
-        std::memcpy(at + n, &group, 8);
-        n += __builtin_popcount(static_cast<unsigned>((starts >> (8 * byte)) & 0xff));
+        std::memcpy(out.at + n, &group, 8);
+        n += __builtin_popcount(bits);
     }
-    std::memcpy(out.at, at, kSize);
     out.count = n;
     out.next = next;
 }
