@@ -138,41 +138,42 @@ __attribute__((target("avx2"), always_inline)) inline __m256i fast_sizes_avx2(__
 }
 
 // AVX2 has no byte permute across 16-byte lanes, so the doubling runs inside each lane: jump[i]
-// is the next packet's offset in the lane, or 0x80 | its offset in the following lane (pshufb
-// reads 0 there, and max keeps it), and reach[i] (two bytes: offsets 0-7, 8-15) the packets met
-// from i in the lane. Four doublings cover a lane; the four lanes are then joined by a scalar
-// step each, where the packet leaving a lane gives the next lane's entry.
+// is 0x70 | the next packet's offset in the lane (pshufb reads its low nibble), or past the lane
+// 0x80 | the offset in the following lane (pshufb reads 0 there, and max keeps it): both are
+// 0x70 + i + size. reach[i] (two bytes: offsets 0-7, 8-15) holds the offsets met from i in the
+// lane. Four doublings cover a lane; the four lanes are then joined by a scalar step each, where
+// the packet leaving a lane gives the next lane's entry. A packet with no size is a fixed point,
+// in its own reach: the join drops it.
 __attribute__((target("avx2"))) void starts_avx2(BlockStarts& out, const uint8_t* p, bool long_cyc) noexcept {
-    const __m256i iota = _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4,
-                                          5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m256i iota = _mm256_setr_epi8(0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7a,
+                                          0x7b, 0x7c, 0x7d, 0x7e, 0x7f, 0x70, 0x71, 0x72, 0x73, 0x74, 0x75,
+                                          0x76, 0x77, 0x78, 0x79, 0x7a, 0x7b, 0x7c, 0x7d, 0x7e, 0x7f);
     const __m256i bit_lo = _mm256_setr_epi8(1, 2, 4, 8, 16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 4, 8,
                                             16, 32, 64, -128, 0, 0, 0, 0, 0, 0, 0, 0);
     const __m256i bit_hi = _mm256_permute4x64_epi64(bit_lo, 0xb1);  // the lanes' halves swapped
-    const __m256i one = _mm256_set1_epi8(1), zero = _mm256_setzero_si256();
+    const __m256i one = _mm256_set1_epi8(1);
     alignas(32) uint8_t exit[kSize], reach_lo[kSize], reach_hi[kSize];
+#pragma GCC unroll 2
     for (int half = 0; half < kSize; half += 32) {
         const uint8_t* q = p + half;
         const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
         const __m256i after = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 1));
         __m256i size = fast_sizes_avx2(bytes, after);
         if (long_cyc) {
-            // A CYC of 2 bytes (the second's continuation bit clear) or 3.
+            // A CYC of 2 bytes (the second's continuation bit clear) or 3, by the continuation bits
+            // of the two bytes after the opcode; with both set it has no fast size.
+            const __m256i by_more = _mm256_setr_epi8(2, 3, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2,
+                                                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
             const __m256i ext = _mm256_set1_epi8(kCycExt);
+            __m256i third = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 2));
+            __m256i more =
+                _mm256_or_si256(_mm256_and_si256(after, one),
+                                _mm256_and_si256(_mm256_add_epi8(third, third), _mm256_set1_epi8(2)));
             __m256i cyc = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, ext), ext);
-            __m256i more1 = _mm256_and_si256(after, one);
-            __m256i more2 =
-                _mm256_and_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 2)), one);
-            // 2 + more1 unless both continue (2 + 1 + 1 = 4 means no fast size).
-            __m256i cyc_size = _mm256_add_epi8(_mm256_add_epi8(one, one), more1);
-            cyc = _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_and_si256(more1, more2), one), cyc);
-            size = _mm256_blendv_epi8(size, cyc_size, cyc);
+            size = _mm256_blendv_epi8(size, _mm256_shuffle_epi8(by_more, more), cyc);
         }
-        const __m256i sized = _mm256_xor_si256(_mm256_cmpeq_epi8(size, zero), _mm256_set1_epi8(-1));
-        __m256i to = _mm256_add_epi8(iota, size);
-        // Past the lane: 0x80 | (to - 16) = to + 0x70.
-        __m256i jump = _mm256_add_epi8(
-            to, _mm256_and_si256(_mm256_cmpgt_epi8(to, _mm256_set1_epi8(15)), _mm256_set1_epi8(0x70)));
-        __m256i lo = _mm256_and_si256(bit_lo, sized), hi = _mm256_and_si256(bit_hi, sized);
+        __m256i jump = _mm256_add_epi8(iota, size);
+        __m256i lo = bit_lo, hi = bit_hi;
 #pragma GCC unroll 4
         for (int step = 0; step < 4; ++step) {
             lo = _mm256_or_si256(lo, _mm256_shuffle_epi8(lo, jump));
@@ -192,7 +193,8 @@ __attribute__((target("avx2"))) void starts_avx2(BlockStarts& out, const uint8_t
         starts |= static_cast<uint64_t>(reach_lo[i] | reach_hi[i] << 8) << lane;
         int to = exit[i];
         if (to < 0x80) {  // a packet with no fast size: the walk ends there
-            next = lane + to;
+            next = lane + (to & 0x0f);
+            starts &= ~(uint64_t{1} << next);
             break;
         }
         entry = to & 0x7f;
