@@ -294,8 +294,8 @@ TEST(IptPackets, MaskedIpUpdateEqualsUpdate) {
 }
 
 // The packets of a block as for_each finds them: the vectorized search (where the machine has
-// AVX-512 VBMI) equals the walk through the sizes, and every packet it finds decodes with
-// read_sized exactly as the general decode does, CYCs of 2 and 3 bytes and TNT-64 included.
+// AVX-512 VBMI; AVX2 in the without_avx512 run) equals the walk through the sizes, and every packet it finds
+// decodes with read_sized exactly as the general decode does, CYCs of 2 and 3 bytes and TNT-64 included.
 // Blocks of random bytes, and of bytes drawn from the opcodes of a running trace (long runs).
 TEST(IptPackets, BlockStartsAgreeWithWalkAndGeneralDecode) {
     XorShift next{0x2545f4914f6cdd1dull};
@@ -468,6 +468,10 @@ std::string capture(const Config& config, const std::vector<uint64_t>& at) {
 TEST(IptCpu, NoAvx512InTheEnvironmentTurnsTheVectorPathsOff) {
     if (!std::getenv("RINGSCOPE_IPT_NO_AVX512")) GTEST_SKIP() << "checked by ipt_unit_test.without_avx512";
     EXPECT_FALSE(detail::block_starts_vectorized());
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    // The AVX2 packet starts stay on: they are what the run without AVX-512 times and tests.
+    EXPECT_EQ(detail::block_starts_avx2_available(), __builtin_cpu_supports("avx2") != 0);
+#endif
     EXPECT_FALSE(detail::pattern_search_available(detail::PatternSearch::avx512));
     EXPECT_TRUE(detail::pattern_search_available(detail::PatternSearch::portable));
 }

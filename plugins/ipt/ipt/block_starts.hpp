@@ -2,8 +2,8 @@
 // the walk (load the opcode, look up its size, add) is a dependency chain through every packet,
 // and it bounded PacketDecoder::for_each. With AVX-512 VBMI every byte's "next packet starts
 // here" offset is computed at once and composed with itself (pointer doubling), which gives the
-// n-th packet's offset for every n in six steps; with AVX2 the same is done inside 16-byte lanes;
-// elsewhere the sizes are walked.
+// n-th packet's offset for every n in six steps. With AVX2 the doubling runs inside 16-byte lanes
+// (pshufb does not cross them), which four scalar steps then join; elsewhere the sizes are walked.
 #pragma once
 
 #include <cstdint>
