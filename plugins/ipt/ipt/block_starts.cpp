@@ -19,9 +19,10 @@ constexpr int kSize = BlockStarts::kSize;
 constexpr uint8_t kExtTnt64 = 0xa3;
 constexpr uint8_t kTnt64Size = 8;
 constexpr uint8_t kCycExt = 0x07;  // a CYC opcode with its extension bit (opcode & 7)
-constexpr uint8_t kOpcMtc = 0x59;
 
 #if defined(RINGSCOPE_IPT_X86)
+
+constexpr uint8_t kOpcMtc = 0x59;
 
 constexpr std::array<uint8_t, 256> make_sizes() {
     std::array<uint8_t, 256> t{};
@@ -100,11 +101,7 @@ bool have_avx2() noexcept {
 const bool kHaveVbmi = have_vbmi();
 const bool kHaveAvx2 = have_avx2();
 
-#endif
-
-#if defined(RINGSCOPE_IPT_X86)
-
-// Bit i of the 64-bit mask as bytes: kBitIndex[m] lists the set bits of m, lowest first.
+// kBitIndex[m]: the set bits of m, lowest first; turns a set of packet starts into at[].
 constexpr std::array<std::array<uint8_t, 8>, 256> make_bit_index() {
     std::array<std::array<uint8_t, 8>, 256> t{};
     for (size_t m = 0; m < t.size(); ++m) {
@@ -116,10 +113,10 @@ constexpr std::array<std::array<uint8_t, 8>, 256> make_bit_index() {
 }
 constexpr std::array<std::array<uint8_t, 8>, 256> kBitIndex = make_bit_index();
 
-// kFast[].size of 32 opcodes, TNT-64's 8 for 02 a3, from two nibble lookups: the low nibble gives
-// 1 (PAD, TNT-8, one-byte CYC), 0 or 0x80 for an IP packet, whose size the high nibble gives (the
-// IP compression); then the extended opcode and MTC (59) are set apart. Fewer steps than the
-// compares of fast_sizes.
+// kFast[].size of 32 opcodes, and TNT-64's 8 for 02 a3, from two nibble lookups: the low nibble
+// gives 1 (PAD, TNT-8, one-byte CYC), 0, or 0x80 for an IP packet, whose size then comes from the
+// high nibble (the IP compression); the extended opcode and MTC (59) are set apart. Fewer steps
+// than the compares of fast_sizes.
 __attribute__((target("avx2"), always_inline)) inline __m256i fast_sizes_avx2(__m256i bytes,
                                                                               __m256i after) noexcept {
     const __m256i by_low = _mm256_setr_epi8(1, -128, 1, 1, 1, 0, 1, 0, 1, 0, 1, 1, 1, -128, 1, 0, 1, -128, 1,
@@ -200,8 +197,8 @@ __attribute__((target("avx2"))) void starts_avx2(BlockStarts& out, const uint8_t
         entry = to & 0x7f;
         next = lane + 16 + entry;
     }
-    // The offsets of the set bits, eight bits at a time, straight into at[]: fewer than 8j packets
-    // precede bit 8j, so each group's 8 bytes stay inside it.
+    // The offsets of the set bits, eight bits at a time, straight into at[]: at most 8j packets
+    // precede bit 8j, so each group's 8 bytes end inside it.
     int n = 0;
 #pragma GCC unroll 8
     for (int byte = 0; byte < 8; ++byte) {
