@@ -294,8 +294,8 @@ TEST(IptPackets, MaskedIpUpdateEqualsUpdate) {
 }
 
 // The packets of a block as for_each finds them: the vectorized search (where the machine has
-// AVX-512 VBMI) equals the walk through the sizes, and every packet it finds decodes with
-// read_sized exactly as the general decode does, CYCs of 2 and 3 bytes and TNT-64 included.
+// AVX-512 VBMI; AVX2 in the without_avx512 run) equals the walk through the sizes, and every packet it finds
+// decodes with read_sized exactly as the general decode does, CYCs of 2 and 3 bytes and TNT-64 included.
 // Blocks of random bytes, and of bytes drawn from the opcodes of a running trace (long runs).
 TEST(IptPackets, BlockStartsAgreeWithWalkAndGeneralDecode) {
     XorShift next{0x2545f4914f6cdd1dull};
@@ -368,6 +368,90 @@ TEST(IptPackets, BlockStartsAgreeWithWalkAndGeneralDecode) {
     EXPECT_GT(stopped, 10000);
 }
 
+// The AVX2 search (block_starts without AVX-512 VBMI) equals the walk through the sizes: on every
+// opcode at every offset of a block of PADs, and on blocks of packets strung together (TNT-64,
+// CYCs of 1 to 4 bytes, TIPs of every IP compression, packets with no fast size, the last one
+// running past the block) and of random bytes, with long CYCs on and off.
+TEST(IptPackets, BlockStartsAvx2AgreesWithWalk) {
+    if (!detail::block_starts_avx2_available()) GTEST_SKIP() << "no AVX2 on this machine";
+    constexpr int kSize = detail::BlockStarts::kSize;
+    XorShift next{0x853c49e6748fea9bull};
+    auto check = [](const Bytes& b, const char* what, int round) {
+        for (bool long_cyc : {false, true}) {
+            detail::BlockStarts walk, found;
+            detail::block_starts_walk(walk, b.data(), long_cyc);
+            detail::block_starts_avx2(found, b.data(), long_cyc);
+            ASSERT_EQ(found.count, walk.count) << what << " " << round << " long_cyc " << long_cyc;
+            ASSERT_EQ(found.next, walk.next) << what << " " << round << " long_cyc " << long_cyc;
+            for (int i = 0; i < walk.count; ++i)
+                ASSERT_EQ(found.at[i], walk.at[i]) << what << " " << round << " packet " << i;
+        }
+    };
+    for (int at = 0; at < kSize; ++at) {
+        for (int opcode = 0; opcode < 256; ++opcode) {
+            Bytes b(kSize + 16, 0x00);
+            for (int i = at + 1; i < kSize + 16; ++i)
+                b[static_cast<size_t>(i)] = static_cast<uint8_t>(next());
+            b[static_cast<size_t>(at)] = static_cast<uint8_t>(opcode);
+            if (opcode == kOpcExt && next() % 2) b[static_cast<size_t>(at) + 1] = 0xa3;
+            ASSERT_NO_FATAL_FAILURE(check(b, "opcode at", at * 256 + opcode));
+        }
+    }
+    int long_blocks = 0;
+    for (int round = 0; round < 20000; ++round) {
+        Bytes b;
+        while (b.size() < kSize + 16) {
+            auto r = static_cast<uint8_t>(next());
+            // A packet with no fast size or a random byte one time in 32: most blocks run past their end.
+            auto kind = next() % 64;
+            switch (kind < 9 ? kind : kind % 7) {
+                case 0:  // PAD
+                    b.push_back(0x00);
+                    break;
+                case 1:  // TNT-8
+                    b.push_back(static_cast<uint8_t>(r & 0xfc) | 0x04);
+                    break;
+                case 2:  // CYC, 1 byte
+                    b.push_back(static_cast<uint8_t>(r << 3) | 0x03);
+                    break;
+                case 3: {  // CYC with an extension: 2, 3 or 4+ bytes
+                    b.push_back(static_cast<uint8_t>(r << 3) | 0x07);
+                    int more = static_cast<int>(next() % 3);
+                    for (int i = 0; i < more; ++i) b.push_back(static_cast<uint8_t>(next()) | 1);
+                    b.push_back(static_cast<uint8_t>(next()) & 0xfe);
+                    break;
+                }
+                case 4:  // MTC
+                    b.insert(b.end(), {0x59, r});
+                    break;
+                case 5:  // TNT-64
+                    b.insert(b.end(), {kOpcExt, 0xa3});
+                    for (int i = 0; i < 6; ++i) b.push_back(static_cast<uint8_t>(next()));
+                    break;
+                case 6: {  // TIP, TIP.PGE, TIP.PGD or FUP; every IP compression, reserved ones too
+                    const uint8_t kinds[] = {0x0d, 0x11, 0x01, 0x1d};
+                    b.push_back(static_cast<uint8_t>((r & 0xe0) | kinds[next() % 4]));
+                    for (int i = 0; i < detail::kIpSize[r >> 5]; ++i)
+                        b.push_back(static_cast<uint8_t>(next()));
+                    break;
+                }
+                case 7:  // no fast size
+                    b.insert(b.end(), kPsbend.begin(), kPsbend.end());
+                    break;
+                case 8:
+                    b.push_back(r);
+                    break;
+            }
+        }
+        b.resize(kSize + 16);
+        detail::BlockStarts walk;
+        detail::block_starts_walk(walk, b.data(), true);
+        if (walk.next > kSize) ++long_blocks;
+        ASSERT_NO_FATAL_FAILURE(check(b, "packets", round));
+    }
+    EXPECT_GT(long_blocks, 1000);
+}
+
 std::string capture(const Config& config, const std::vector<uint64_t>& at) {
     char* buf = nullptr;
     size_t len = 0;
@@ -384,6 +468,10 @@ std::string capture(const Config& config, const std::vector<uint64_t>& at) {
 TEST(IptCpu, NoAvx512InTheEnvironmentTurnsTheVectorPathsOff) {
     if (!std::getenv("RINGSCOPE_IPT_NO_AVX512")) GTEST_SKIP() << "checked by ipt_unit_test.without_avx512";
     EXPECT_FALSE(detail::block_starts_vectorized());
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    // The AVX2 packet starts stay on: they are what the run without AVX-512 times and tests.
+    EXPECT_EQ(detail::block_starts_avx2_available(), __builtin_cpu_supports("avx2") != 0);
+#endif
     EXPECT_FALSE(detail::pattern_search_available(detail::PatternSearch::avx512));
     EXPECT_TRUE(detail::pattern_search_available(detail::PatternSearch::portable));
 }
