@@ -320,58 +320,43 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
     int flags = 0;
     // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
     // the buffer; it cannot fail.
-    if (have_next_ && next_ == PacketKind::tip && !evq_.pending(evb_tip) && config_.end - pos_ >= 9) {
-        unsigned ipc = pos_[0] >> 5;
+    bool fast = have_next_ && next_ == PacketKind::tip && !evq_.pending(evb_tip) && config_.end - pos_ >= 9;
+    unsigned ipc = fast ? pos_[0] >> 5 : 0;
+    int n = fast ? detail::kIpSize[ipc] : -1;
+    if (n >= 0) {
         if ((LastIp::kMaskedIpcs >> ipc) & 1) [[likely]] {
             uint64_t raw;
             std::memcpy(&raw, pos_ + 1, 8);
             ip_.update_masked(ipc, raw);
-            pos_ += detail::kIpSize[ipc] + 1;
-            event_ = nullptr;
-            addr = ip_.ip;
-            int status = read_ahead_after_query();
-            if (status < 0) return status;
-            return status_flags();
-        }
-        PacketIp packet;
-        packet.ipc = pos_[0] >> 5;
-        int n = detail::kIpSize[packet.ipc];
-        if (n >= 0) {
+        } else {
+            PacketIp packet;
+            packet.ipc = static_cast<uint8_t>(ipc);
             packet.ip = n ? detail::read_value(pos_ + 1, n, config_.end) : 0;
             ip_.update(packet);
-            pos_ += n + 1;
-            event_ = nullptr;
-            uint64_t ip = 0;
-            if (ip_.query(&ip) < 0)
-                flags |= pts_ip_suppressed;
-            else
-                addr = ip;
-            int status = read_ahead_after_query();
-            if (status < 0) return status;
-            return flags | status_flags();
         }
-    }
-    for (;;) {
-        if (!have_next_) return provoke_fetch_error();
-        if (will_event()) return -pte_bad_query;
+        pos_ += n + 1;
         event_ = nullptr;
-        uint8_t f = next_flags();
-        // A TNT while bits are still cached means the user lost track.
-        if ((f & pdff_tnt) && !tnt_.empty()) return -pte_bad_query;
-        int status = decode(next_);
-        if (status) return status;
-        if (event_) return -pte_event_ignored;
-        if (f & pdff_tip) {
-            uint64_t ip = 0;
-            if (ip_.query(&ip) < 0)
-                flags |= pts_ip_suppressed;
-            else
-                addr = ip;
-            break;
+    } else {
+        for (;;) {
+            if (!have_next_) return provoke_fetch_error();
+            if (will_event()) return -pte_bad_query;
+            event_ = nullptr;
+            uint8_t f = next_flags();
+            // A TNT while bits are still cached means the user lost track.
+            if ((f & pdff_tnt) && !tnt_.empty()) return -pte_bad_query;
+            int status = decode(next_);
+            if (status) return status;
+            if (event_) return -pte_event_ignored;
+            if (f & pdff_tip) break;
+            status = read_ahead();
+            if (status) return status;
         }
-        status = read_ahead();
-        if (status) return status;
     }
+    uint64_t ip = 0;
+    if (ip_.query(&ip) < 0)
+        flags |= pts_ip_suppressed;
+    else
+        addr = ip;
     int status = read_ahead_after_query();
     if (status < 0) return status;
     return flags | status_flags();
