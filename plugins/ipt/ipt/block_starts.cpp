@@ -93,13 +93,8 @@ bool have_vbmi() noexcept {
            __builtin_cpu_supports("avx512vbmi");
 }
 
-bool have_avx2() noexcept {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-}
-
 const bool kHaveVbmi = have_vbmi();
-const bool kHaveAvx2 = have_avx2();
+const bool kHaveAvx2 = cpu_has_avx2();
 
 // kBitIndex[m]: the set bits of m, lowest first; turns a set of packet starts into at[].
 constexpr std::array<std::array<uint8_t, 8>, 256> make_bit_index() {

@@ -12,4 +12,12 @@ inline bool avx512_allowed() noexcept {
     return !v || !*v || (v[0] == '0' && v[1] == 0);
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// AVX2, which RINGSCOPE_IPT_NO_AVX512 leaves on.
+inline bool cpu_has_avx2() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+#endif
+
 }  // namespace ringscope::ipt

@@ -114,12 +114,7 @@ __attribute__((target("avx2"))) const uint8_t* next_pattern_word_avx2(const uint
     return next_pattern_word_portable(pos, end);
 }
 
-bool have_avx2() noexcept {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-}
-
-const bool kHaveAvx2 = have_avx2();
+const bool kHaveAvx2 = cpu_has_avx2();
 
 bool have_avx512() noexcept {
     __builtin_cpu_init();
