@@ -1,4 +1,5 @@
-// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query|events] [--write FILE.pt]
+// ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query|floor|events]
+//           [--write FILE.pt]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -6,7 +7,9 @@
 //   next()   - ours one PacketDecoder::next() call per packet, like pt_pkt_next
 //   sync     - PSB search over the whole stream (pt_pkt_sync_forward loop)
 //   query    - a flow decoder's query loop (sync, cond/indirect branches, events, time)
-// and, with -j, ringscope's packet decoding split at PSBs over threads, merged in order (what
+// With --only floor, the query loop's floors instead: the same loop over answers recorded in
+// advance, no decoding (floor-a every answer replayed, floor-b cond_branch's from a cache of bits).
+// And, with -j, ringscope's packet decoding split at PSBs over threads, merged in order (what
 // `ipt dump -j` and `ipt summary -j` use), and the events of `ringscope report -j FILE.pt`.
 // Ours and libipt's runs alternate; each figure is the median of five runs, MB/s from the CPU time
 // of the decoding thread (the machine is shared), with the ratio of wall times beside it.
@@ -256,6 +259,165 @@ Result their_query(const pt_config& config) {
     return r;
 }
 
+// Floors of the query loop: the same loop over answers our decoder recorded in advance, so that
+// what is left is the caller's work (its branches on the statuses, its sums) and the reading of
+// the answers, and none of the decoding. floor-a replays every call's answer (16 bytes a call, the
+// times apart, one entry per change); floor-b answers successive cond_branch calls from a cache of
+// bits, inline as QueryDecoder does (the compiler then folds the caller's status tests there), and
+// replays the rest. A decoder through this loop can be no faster than floor-b and has, to reach N
+// times libipt, libipt's time / N less floor-b's time for all of its decoding.
+struct Answer {
+    uint64_t value;  // taken, or the IP
+    int32_t status;
+    uint32_t time;  // index into RecordedQueries::times
+};
+
+struct RecordedQueries {
+    std::vector<Answer> answers;
+    std::vector<uint64_t> times;
+};
+
+RecordedQueries recorded_queries(const ri::Config& config) {
+    RecordedQueries r;
+    ri::QueryDecoder q(config);
+    ri::QueryEvent e;
+    auto put = [&](int status, uint64_t value) {
+        r.answers.push_back({value, status, 0});
+        return status;
+    };
+    query_loop([&] { return put(q.sync_forward(nullptr), 0); },
+               [&](int* t) {
+                   int status = q.cond_branch(*t);
+                   return put(status, status >= 0 ? static_cast<uint64_t>(*t) : 0);
+               },
+               [&](uint64_t* ip) {
+                   int status = q.indirect_branch(*ip);
+                   return put(status, status >= 0 ? *ip : 0);
+               },
+               [&] { return put(q.event(e), 0); },
+               [&] {
+                   uint64_t tsc = 0;
+                   q.time(tsc, nullptr, nullptr);
+                   if (r.times.empty() || r.times.back() != tsc) r.times.push_back(tsc);
+                   r.answers.back().time = static_cast<uint32_t>(r.times.size() - 1);
+                   return tsc;
+               });
+    return r;
+}
+
+Result replayed_queries(const RecordedQueries& r) {
+    const Answer* next = r.answers.data();
+    const uint64_t* times = r.times.data();
+    return query_loop([&] { return (next++)->status; },
+                      [&](int* t) {
+                          const Answer& a = *next++;
+                          *t = static_cast<int>(a.value);
+                          return a.status;
+                      },
+                      [&](uint64_t* ip) {
+                          const Answer& a = *next++;
+                          *ip = a.value;
+                          return a.status;
+                      },
+                      [&] { return (next++)->status; }, [&] { return times[next[-1].time]; });
+}
+
+// floor-b's records: a group of up to 64 successful cond_branch answers with the same time, all
+// with status 0 but the last, or one call's answer.
+struct Group {
+    uint64_t value;  // the bits, oldest highest, or the IP
+    int32_t status;  // of the group's last answer, or of the call
+    uint32_t time;   // index into RecordedGroups::times
+    uint8_t bits;    // 0: one call's answer
+};
+
+struct RecordedGroups {
+    std::vector<Group> groups;
+    std::vector<uint64_t> times;
+};
+
+RecordedGroups grouped_answers(const RecordedQueries& r) {
+    RecordedGroups g;
+    g.times = r.times;
+    const Answer* next = r.answers.data();
+    constexpr size_t kNone = ~size_t{0};
+    size_t open = kNone;  // the group that takes the next successful cond_branch answer
+    auto single = [&](const Answer& a) {
+        open = kNone;
+        g.groups.push_back({a.value, a.status, a.time, 0});
+        return a.status;
+    };
+    query_loop([&] { return single(*next++); },
+               [&](int* t) {
+                   const Answer& a = *next++;
+                   *t = static_cast<int>(a.value);
+                   if (a.status < 0) return single(a);
+                   if (open != kNone && (g.groups[open].bits == 64 || g.groups[open].time != a.time))
+                       open = kNone;
+                   if (open == kNone) {
+                       open = g.groups.size();
+                       g.groups.push_back({0, 0, a.time, 0});
+                   }
+                   Group& group = g.groups[open];
+                   group.value = group.value << 1 | (a.value & 1);
+                   group.bits++;
+                   group.status = a.status;
+                   if (a.status != 0) open = kNone;
+                   return a.status;
+               },
+               [&](uint64_t* ip) {
+                   *ip = next->value;
+                   return single(*next++);
+               },
+               [&] { return single(*next++); }, [&] { return r.times[next[-1].time]; });
+    return g;
+}
+
+struct GroupReplay {
+    const Group* next;
+    const uint64_t* times;
+    uint64_t bits = 0, index = 0, time = 0;
+    int last_status = 0;
+
+    int take() noexcept {
+        const Group& g = *next++;
+        time = times[g.time];
+        return g.status;
+    }
+    int cond(int& taken) noexcept {
+        if (index > 1) [[likely]] {
+            taken = (bits & index) != 0;
+            index >>= 1;
+            return 0;
+        }
+        if (index) {
+            taken = static_cast<int>(bits & 1);
+            index = 0;
+            return last_status;
+        }
+        const Group& g = *next++;
+        time = times[g.time];
+        if (!g.bits) return g.status;
+        bits = g.value;
+        index = uint64_t{1} << (g.bits - 1);
+        last_status = g.status;
+        return cond(taken);
+    }
+    int ind(uint64_t& ip) noexcept {
+        const Group& g = *next++;
+        time = times[g.time];
+        ip = g.value;
+        return g.status;
+    }
+};
+
+Result replayed_groups(const RecordedGroups& g) {
+    GroupReplay r{g.groups.data(), g.times.data()};
+    return query_loop([&] { return r.take(); }, [&](int* t) { return r.cond(*t); },
+                      [&](uint64_t* ip) { return r.ind(*ip); }, [&] { return r.take(); },
+                      [&] { return r.time; });
+}
+
 // Packets decoded in parallel the way `ipt summary -j` and `ipt dump -j` do it: the stream is cut at
 // PSBs into parts of a few MiB, decoded on threads and taken in stream order (decode_psb_parts).
 Result our_packets_parallel(const ri::Config& config, unsigned threads) {
@@ -340,7 +502,7 @@ int main(int argc, char** argv) {
     auto usage = [&] {
         std::fprintf(stderr,
                      "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only "
-                     "packets|next|sync|query|events] [--write "
+                     "packets|next|sync|query|floor|events] [--write "
                      "FILE.pt]\n",
                      argv[0]);
         return 2;
@@ -357,7 +519,8 @@ int main(int argc, char** argv) {
             write_to = argv[++i];
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
-            if (only != "packets" && only != "next" && only != "sync" && only != "query" && only != "events")
+            if (only != "packets" && only != "next" && only != "sync" && only != "query" &&
+                only != "events" && only != "floor")
                 return usage();
         } else {
             return usage();
@@ -408,6 +571,16 @@ int main(int argc, char** argv) {
     if (wanted("query")) {
         auto [q1, q2] = timed([&] { return our_query(ours); }, [&] { return their_query(theirs); });
         report("query", "q", mb, q1, q2);
+    }
+    if (only == "floor") {
+        RecordedQueries recorded = recorded_queries(ours);
+        auto [f1, f2] =
+            timed([&] { return replayed_queries(recorded); }, [&] { return their_query(theirs); });
+        report("floor-a", "q", mb, f1, f2);
+        RecordedGroups groups = grouped_answers(recorded);
+        recorded = {};
+        auto [g1, g2] = timed([&] { return replayed_groups(groups); }, [&] { return their_query(theirs); });
+        report("floor-b", "q", mb, g1, g2);
     }
     if (only == "events") {
         Result r = run_once([&] { return our_events(ours, threads); });
