@@ -264,8 +264,9 @@ Result their_query(const pt_config& config) {
 // the answers, and none of the decoding. floor-a replays every call's answer (16 bytes a call, the
 // times apart, one entry per change); floor-b answers successive cond_branch calls from a cache of
 // bits, inline as QueryDecoder does (the compiler then folds the caller's status tests there), and
-// replays the rest. A decoder through this loop can be no faster than floor-b and has, to reach N
-// times libipt, libipt's time / N less floor-b's time for all of its decoding.
+// replays the rest. floor-b is about what a decoder that answers branches as QueryDecoder does would
+// cost if its decoding were free (less the reading of the records, 16 bytes each): to reach N times
+// libipt such a decoder has about libipt's time / N less floor-b's time for all of its decoding.
 struct Answer {
     uint64_t value;  // taken, or the IP
     int32_t status;
