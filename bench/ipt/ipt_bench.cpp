@@ -1,5 +1,5 @@
 // ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query|floor|events]
-//           [--write FILE.pt]
+//           [--write FILE.pt | --read FILE.pt]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -374,6 +374,9 @@ RecordedGroups grouped_answers(const RecordedQueries& r) {
     return g;
 }
 
+// floor-b's answering; with OutOfLine, its refills and its other calls are out of line, as a
+// decoder's slow paths are (floor-c): the replay's state is then in memory, as a decoder's is.
+template <bool OutOfLine>
 struct GroupReplay {
     const Group* next;
     const uint64_t* times;
@@ -381,9 +384,10 @@ struct GroupReplay {
     int last_status = 0;
 
     int take() noexcept {
-        const Group& g = *next++;
-        time = times[g.time];
-        return g.status;
+        if constexpr (OutOfLine)
+            return take_out_of_line();
+        else
+            return take_inline();
     }
     int cond(int& taken) noexcept {
         if (index > 1) [[likely]] {
@@ -396,6 +400,25 @@ struct GroupReplay {
             index = 0;
             return last_status;
         }
+        if constexpr (OutOfLine)
+            return refill_out_of_line(taken);
+        else
+            return refill(taken);
+    }
+    int ind(uint64_t& ip) noexcept {
+        if constexpr (OutOfLine)
+            return ind_out_of_line(ip);
+        else
+            return ind_inline(ip);
+    }
+
+  private:
+    int take_inline() noexcept {
+        const Group& g = *next++;
+        time = times[g.time];
+        return g.status;
+    }
+    int refill(int& taken) noexcept {
         const Group& g = *next++;
         time = times[g.time];
         if (!g.bits) return g.status;
@@ -404,16 +427,20 @@ struct GroupReplay {
         last_status = g.status;
         return cond(taken);
     }
-    int ind(uint64_t& ip) noexcept {
+    int ind_inline(uint64_t& ip) noexcept {
         const Group& g = *next++;
         time = times[g.time];
         ip = g.value;
         return g.status;
     }
+    [[gnu::noinline]] int take_out_of_line() noexcept { return take_inline(); }
+    [[gnu::noinline]] int refill_out_of_line(int& taken) noexcept { return refill(taken); }
+    [[gnu::noinline]] int ind_out_of_line(uint64_t& ip) noexcept { return ind_inline(ip); }
 };
 
+template <bool OutOfLine>
 Result replayed_groups(const RecordedGroups& g) {
-    GroupReplay r{g.groups.data(), g.times.data()};
+    GroupReplay<OutOfLine> r{g.groups.data(), g.times.data()};
     return query_loop([&] { return r.take(); }, [&](int* t) { return r.cond(*t); },
                       [&](uint64_t* ip) { return r.ind(*ip); }, [&] { return r.take(); },
                       [&] { return r.time; });
@@ -498,13 +525,14 @@ int main(int argc, char** argv) {
     size_t size_mb = 256;
     unsigned threads = 0;
     uint64_t seed = 1;
-    std::string only;      // one measurement (for a profiler), else all
-    std::string write_to;  // the stream, for timing `ringscope ipt dump|summary -j` on it
+    std::string only;       // one measurement (for a profiler), else all
+    std::string write_to;   // the stream, for timing `ringscope ipt dump|summary -j` on it
+    std::string read_from;  // a stream to time instead of the generated one
     auto usage = [&] {
         std::fprintf(stderr,
                      "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only "
                      "packets|next|sync|query|floor|events] [--write "
-                     "FILE.pt]\n",
+                     "FILE.pt | --read FILE.pt]\n",
                      argv[0]);
         return 2;
     };
@@ -518,6 +546,8 @@ int main(int argc, char** argv) {
             seed = std::strtoull(argv[++i], nullptr, 0);
         } else if (a == "--write" && i + 1 < argc) {
             write_to = argv[++i];
+        } else if (a == "--read" && i + 1 < argc) {
+            read_from = argv[++i];
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
             if (only != "packets" && only != "next" && only != "sync" && only != "query" &&
@@ -527,31 +557,43 @@ int main(int argc, char** argv) {
             return usage();
         }
     }
-    // A ~4 MiB base stream repeated: every copy starts with a PSB+, so the copies stay decodable.
-    ri::testing::GeneratorOptions o;
-    o.realistic = true;
-    o.segments = 1024;
-    o.body_packets = 1400;
-    std::vector<uint8_t> base = ri::testing::generate_stream(seed, o);
-    std::vector<uint8_t> all;
-    all.reserve(size_mb << 20);
-    while (all.size() + base.size() <= (size_mb << 20)) all.insert(all.end(), base.begin(), base.end());
-    if (all.empty()) all = base;
-    if (!write_to.empty()) {
-        std::FILE* f = std::fopen(write_to.c_str(), "wb");
-        bool ok = f && std::fwrite(all.data(), 1, all.size(), f) == all.size();
-        if (f && std::fclose(f) != 0) ok = false;
-        if (!ok) {
-            std::fprintf(stderr, "ipt_bench: cannot write %s\n", write_to.c_str());
+    if (!read_from.empty() && !write_to.empty()) return usage();
+    ri::TraceBytes bytes;
+    if (!read_from.empty()) {
+        auto loaded = ri::TraceBytes::load(read_from);
+        if (!loaded) {
+            std::fprintf(stderr, "ipt_bench: %s: %s\n", read_from.c_str(), loaded.error().message().c_str());
             return 1;
         }
+        bytes = std::move(*loaded);
+        std::printf("stream: %s, %.1f MiB\n", read_from.c_str(),
+                    static_cast<double>(bytes.size()) / (1 << 20));
+    } else {
+        // A ~4 MiB base stream repeated: every copy starts with a PSB+, so the copies stay decodable.
+        ri::testing::GeneratorOptions o;
+        o.realistic = true;
+        o.segments = 1024;
+        o.body_packets = 1400;
+        std::vector<uint8_t> base = ri::testing::generate_stream(seed, o);
+        std::vector<uint8_t> all;
+        all.reserve(size_mb << 20);
+        while (all.size() + base.size() <= (size_mb << 20)) all.insert(all.end(), base.begin(), base.end());
+        if (all.empty()) all = base;
+        if (!write_to.empty()) {
+            std::FILE* f = std::fopen(write_to.c_str(), "wb");
+            bool ok = f && std::fwrite(all.data(), 1, all.size(), f) == all.size();
+            if (f && std::fclose(f) != 0) ok = false;
+            if (!ok) {
+                std::fprintf(stderr, "ipt_bench: cannot write %s\n", write_to.c_str());
+                return 1;
+            }
+        }
+        bytes = ri::TraceBytes::copy(all.data(), all.size());
+        std::printf("stream: %.1f MiB (%zu-byte base x %zu), seed %" PRIu64 "\n",
+                    static_cast<double>(bytes.size()) / (1 << 20), base.size(),
+                    bytes.size() / std::max<size_t>(base.size(), 1), seed);
     }
-    ri::TraceBytes bytes = ri::TraceBytes::copy(all.data(), all.size());
-    all.clear();
-    all.shrink_to_fit();
     double mb = static_cast<double>(bytes.size()) / (1 << 20);
-    std::printf("stream: %.1f MiB (%zu-byte base x %zu), seed %" PRIu64 "\n", mb, base.size(),
-                bytes.size() / std::max<size_t>(base.size(), 1), seed);
 
     ri::Config ours = our_config(bytes);
     pt_config theirs = their_config(bytes);
@@ -580,8 +622,12 @@ int main(int argc, char** argv) {
         report("floor-a", "q", mb, f1, f2);
         RecordedGroups groups = grouped_answers(recorded);
         recorded = {};
-        auto [g1, g2] = timed([&] { return replayed_groups(groups); }, [&] { return their_query(theirs); });
+        auto [g1, g2] =
+            timed([&] { return replayed_groups<false>(groups); }, [&] { return their_query(theirs); });
         report("floor-b", "q", mb, g1, g2);
+        auto [c1, c2] =
+            timed([&] { return replayed_groups<true>(groups); }, [&] { return their_query(theirs); });
+        report("floor-c", "q", mb, c1, c2);
     }
     if (only == "events") {
         Result r = run_once([&] { return our_events(ours, threads); });

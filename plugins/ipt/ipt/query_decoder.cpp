@@ -61,7 +61,7 @@ inline int timing_error(int err) noexcept {
 
 }  // namespace
 
-const uint8_t QueryDecoder::kFlags[32] = {
+const uint8_t QueryCore::kFlags[32] = {
     kFlagTable[0],  kFlagTable[1],  kFlagTable[2],  kFlagTable[3],  kFlagTable[4],  kFlagTable[5],
     kFlagTable[6],  kFlagTable[7],  kFlagTable[8],  kFlagTable[9],  kFlagTable[10], kFlagTable[11],
     kFlagTable[12], kFlagTable[13], kFlagTable[14], kFlagTable[15], kFlagTable[16], kFlagTable[17],
@@ -69,13 +69,13 @@ const uint8_t QueryDecoder::kFlags[32] = {
     kFlagTable[24], kFlagTable[25], kFlagTable[26], kFlagTable[27], kFlagTable[28], kFlagTable[29],
     kFlagTable[30], kFlagTable[31]};
 
-QueryDecoder::QueryDecoder(const Config& config) noexcept : config_(config) {
+QueryCore::QueryCore(const Config& config) noexcept : config_(config) {
     // libipt 2.0.5 does not know CFE, EVD and TRIG: they are unknown opcodes to its query layer.
     config_.packets = PacketSet::libipt_2_0_5;
     reset();
 }
 
-void QueryDecoder::reset() noexcept {
+void QueryCore::reset() noexcept {
     enabled_ = false;
     consume_packet_ = false;
     event_ = nullptr;
@@ -88,7 +88,7 @@ void QueryDecoder::reset() noexcept {
     run_size_ = 0;
 }
 
-int QueryDecoder::fetch_slow() noexcept {
+int QueryCore::fetch_slow() noexcept {
     have_next_ = false;
     int status = fetch_kind(next_, pos_, config_);
     if (status < 0) return status;
@@ -96,20 +96,20 @@ int QueryDecoder::fetch_slow() noexcept {
     return 0;
 }
 
-bool QueryDecoder::will_eos() const noexcept {
+bool QueryCore::will_eos() const noexcept {
     if (have_next_) return false;
     // No next packet: either the trace ended or the fetch failed; fetch again to tell.
     PacketKind kind;
     return fetch_kind(kind, pos_, config_) == -pte_eos;
 }
 
-int QueryDecoder::provoke_fetch_error() const noexcept {
+int QueryCore::provoke_fetch_error() const noexcept {
     PacketKind kind;
     int status = fetch_kind(kind, pos_, config_);
     return status < 0 ? status : -pte_internal;
 }
 
-int QueryDecoder::read_ahead() noexcept {
+int QueryCore::read_ahead() noexcept {
     for (;;) {
         int status = fetch();
         if (status) return status;
@@ -144,7 +144,7 @@ int QueryDecoder::read_ahead() noexcept {
     }
 }
 
-int QueryDecoder::start(const uint8_t* pos, uint64_t* addr) noexcept {
+int QueryCore::start(const uint8_t* pos, uint64_t* addr) noexcept {
     reset();
     sync_ = pos;
     pos_ = pos;
@@ -164,7 +164,7 @@ int QueryDecoder::start(const uint8_t* pos, uint64_t* addr) noexcept {
     return flags;
 }
 
-int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
+int QueryCore::sync_forward(uint64_t* ip) noexcept {
     const uint8_t* pos = pos_ ? libipt_pos() : config_.begin;
     const uint8_t* sync = sync_;
     if (pos == sync) pos += kPsbSize;
@@ -173,7 +173,7 @@ int QueryDecoder::sync_forward(uint64_t* ip) noexcept {
     return start(sync, ip);
 }
 
-int QueryDecoder::sync_backward(uint64_t* ip) noexcept {
+int QueryCore::sync_backward(uint64_t* ip) noexcept {
     const uint8_t* start_pos = pos_ ? libipt_pos() : config_.end;
     const uint8_t* search = start_pos;
     for (;;) {
@@ -199,7 +199,7 @@ int QueryDecoder::sync_backward(uint64_t* ip) noexcept {
     }
 }
 
-int QueryDecoder::sync_set(uint64_t* ip, uint64_t offset) noexcept {
+int QueryCore::sync_set(uint64_t* ip, uint64_t offset) noexcept {
     const uint8_t* sync = nullptr;
     if (static_cast<uint64_t>(config_.end - config_.begin) < offset) return -pte_eos;
     int status = ipt::sync_set(&sync, config_.begin + offset, config_);
@@ -207,25 +207,25 @@ int QueryDecoder::sync_set(uint64_t* ip, uint64_t offset) noexcept {
     return start(sync, ip);
 }
 
-int QueryDecoder::get_offset(uint64_t& offset) const noexcept {
+int QueryCore::get_offset(uint64_t& offset) const noexcept {
     if (!pos_) return -pte_nosync;
     offset = static_cast<uint64_t>(libipt_pos() - config_.begin);
     return 0;
 }
 
-int QueryDecoder::get_sync_offset(uint64_t& offset) const noexcept {
+int QueryCore::get_sync_offset(uint64_t& offset) const noexcept {
     if (!sync_) return -pte_nosync;
     offset = static_cast<uint64_t>(sync_ - config_.begin);
     return 0;
 }
 
-int QueryDecoder::read_ahead_after_query() noexcept {
+int QueryCore::read_ahead_after_query() noexcept {
     last_time_ = time_;
     int status = read_ahead();
     return status < 0 && status != -pte_eos ? status : 0;
 }
 
-int QueryDecoder::cache_tnt() noexcept {
+int QueryCore::cache_tnt() noexcept {
     for (;;) {
         if (!have_next_) return provoke_fetch_error();
         if (will_event()) return -pte_bad_query;
@@ -248,7 +248,7 @@ int QueryDecoder::cache_tnt() noexcept {
 // then differs from libipt only in the position, which libipt_pos() reports as libipt would,
 // and in what queries other than cond_branch see: they first go back to libipt's state
 // (leave_tnt_run).
-void QueryDecoder::cache_tnt_run() noexcept {
+void QueryCore::cache_tnt_run() noexcept {
     unsigned used = 64 - static_cast<unsigned>(__builtin_clzll(tnt_.index));
     unsigned added = 0;
     int n = 0;
@@ -274,7 +274,7 @@ void QueryDecoder::cache_tnt_run() noexcept {
 // Back to where libipt is: only the bits of the TNT packet being answered are cached, and the
 // next packet is the TNT after it. The read-ahead after the run's last packet stopped at once, so
 // nothing else differs.
-void QueryDecoder::leave_tnt_run() noexcept {
+void QueryCore::leave_tnt_run() noexcept {
     int k = tnt_run_packet();
     if (k >= 0) {
         unsigned below = run_below(k);
@@ -287,7 +287,7 @@ void QueryDecoder::leave_tnt_run() noexcept {
     run_size_ = 0;
 }
 
-int QueryDecoder::cond_branch_slow(int& taken) noexcept {
+int QueryCore::cond_branch(int& taken) noexcept {
     if (tnt_.empty()) {
         // The common cases first: a TNT (no event binds to one) is cached here, and a TIP is
         // always the wrong query (for the TIP itself or for the event bound to it).
@@ -315,7 +315,7 @@ int QueryDecoder::cond_branch_slow(int& taken) noexcept {
     return status_flags();
 }
 
-int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
+int QueryCore::indirect_branch(uint64_t& addr) noexcept {
     if (run_size_) leave_tnt_run();
     int flags = 0;
     // The common case: a TIP with no event bound to it, a valid IP compression and its bytes in
@@ -362,7 +362,7 @@ int QueryDecoder::indirect_branch(uint64_t& addr) noexcept {
     return flags | status_flags();
 }
 
-int QueryDecoder::event(QueryEvent& out) noexcept {
+int QueryCore::event(QueryEvent& out) noexcept {
     if (run_size_) leave_tnt_run();
     if (!tnt_.empty()) return -pte_bad_query;
     for (;;) {
@@ -385,7 +385,7 @@ int QueryDecoder::event(QueryEvent& out) noexcept {
     return status_flags();
 }
 
-int QueryDecoder::event_time(QueryEvent& ev) const noexcept {
+int QueryCore::event_time(QueryEvent& ev) const noexcept {
     int status = time_.query_tsc(&ev.tsc, &ev.lost_mtc, &ev.lost_cyc);
     if (status < 0) {
         if (status != -pte_no_time) return status;
@@ -395,7 +395,7 @@ int QueryDecoder::event_time(QueryEvent& ev) const noexcept {
     return 0;
 }
 
-int QueryDecoder::event_ip(uint64_t& ip, QueryEvent& ev) const noexcept {
+int QueryCore::event_ip(uint64_t& ip, QueryEvent& ev) const noexcept {
     int status = ip_.query(&ip);
     if (status < 0) {
         if (status == -pte_noip || status == -pte_ip_suppressed)
@@ -406,7 +406,7 @@ int QueryDecoder::event_ip(uint64_t& ip, QueryEvent& ev) const noexcept {
     return 0;
 }
 
-int QueryDecoder::decode(PacketKind kind) noexcept {
+int QueryCore::decode(PacketKind kind) noexcept {
     switch (kind) {
         case PacketKind::bad:
             return -pte_bad_opc;
@@ -469,7 +469,7 @@ int QueryDecoder::decode(PacketKind kind) noexcept {
 }
 
 // Inside PSB+; -pte_bad_context for a packet that does not belong there.
-int QueryDecoder::header(PacketKind kind) noexcept {
+int QueryCore::header(PacketKind kind) noexcept {
     switch (kind) {
         case PacketKind::bad:
             return -pte_bad_opc;
@@ -501,7 +501,7 @@ int QueryDecoder::header(PacketKind kind) noexcept {
     }
 }
 
-int QueryDecoder::read_psb_header() noexcept {
+int QueryCore::read_psb_header() noexcept {
     ip_.init();
     for (;;) {
         int status = fetch();
@@ -512,7 +512,7 @@ int QueryDecoder::read_psb_header() noexcept {
     }
 }
 
-int QueryDecoder::decode_psb() noexcept {
+int QueryCore::decode_psb() noexcept {
     const uint8_t* pos = pos_;
     Packet packet;
     int size = read(packet, PacketKind::psb);
@@ -530,7 +530,7 @@ int QueryDecoder::decode_psb() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_ip(Packet& packet) noexcept {
+int QueryCore::decode_ip(Packet& packet) noexcept {
     int size = read_packet_kind(packet, next_, pos_, config_);
     if (size < 0) return size;
     int status = ip_.update(packet.payload.ip);
@@ -538,7 +538,7 @@ int QueryDecoder::decode_ip(Packet& packet) noexcept {
     return size;
 }
 
-int QueryDecoder::decode_tip() noexcept {
+int QueryCore::decode_tip() noexcept {
     Packet packet;
     int size = decode_ip(packet);
     if (size < 0) return size;
@@ -570,7 +570,7 @@ int QueryDecoder::decode_tip() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_tnt(PacketKind kind) noexcept {
+int QueryCore::decode_tnt(PacketKind kind) noexcept {
     Packet packet;
     int size = read(packet, kind);
     if (size < 0) return size;
@@ -580,7 +580,7 @@ int QueryDecoder::decode_tnt(PacketKind kind) noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_tip_pge() noexcept {
+int QueryCore::decode_tip_pge() noexcept {
     Packet packet;
     int size = decode_ip(packet);
     if (size < 0) return size;
@@ -613,7 +613,7 @@ int QueryDecoder::decode_tip_pge() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_tip_pgd() noexcept {
+int QueryCore::decode_tip_pgd() noexcept {
     Packet packet;
     int size = decode_ip(packet);
     if (size < 0) return size;
@@ -651,7 +651,7 @@ int QueryDecoder::decode_tip_pgd() noexcept {
     return 0;
 }
 
-int QueryDecoder::check_erratum_bdm70(const uint8_t* pos) const noexcept {
+int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
     PacketDecoder pkt(config_);
     int status = pkt.sync_set(static_cast<uint64_t>(pos - config_.begin));
     if (status < 0) return status;
@@ -680,7 +680,7 @@ int QueryDecoder::check_erratum_bdm70(const uint8_t* pos) const noexcept {
     }
 }
 
-int QueryDecoder::header_fup() noexcept {
+int QueryCore::header_fup() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::fup);
     if (size < 0) return size;
@@ -700,7 +700,7 @@ int QueryDecoder::header_fup() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_fup() noexcept {
+int QueryCore::decode_fup() noexcept {
     Packet packet;
     int size = decode_ip(packet);
     if (size < 0) return size;
@@ -747,7 +747,7 @@ int QueryDecoder::decode_fup() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_pip() noexcept {
+int QueryCore::decode_pip() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::pip);
     if (size < 0) return size;
@@ -770,7 +770,7 @@ int QueryDecoder::decode_pip() noexcept {
     return 0;
 }
 
-int QueryDecoder::header_pip() noexcept {
+int QueryCore::header_pip() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::pip);
     if (size < 0) return size;
@@ -783,7 +783,7 @@ int QueryDecoder::header_pip() noexcept {
     return 0;
 }
 
-int QueryDecoder::process_pending_psb_events() noexcept {
+int QueryCore::process_pending_psb_events() noexcept {
     QueryEvent* ev = evq_.dequeue(evb_psbend);
     if (!ev) return 0;
     ev->status_update = true;
@@ -810,7 +810,7 @@ int QueryDecoder::process_pending_psb_events() noexcept {
     return 1;
 }
 
-int QueryDecoder::event_ovf_disabled() noexcept {
+int QueryCore::event_ovf_disabled() noexcept {
     QueryEvent* ev = evq_.standalone();
     ev->type = EventKind::overflow;
     // Tracing was disabled when the overflow resolved.
@@ -822,7 +822,7 @@ int QueryDecoder::event_ovf_disabled() noexcept {
 
 // After an OVF: the offset just past the FUP it binds to, 0 when tracing resumes disabled, or an
 // error.
-int QueryDecoder::find_ovf_fup() const noexcept {
+int QueryCore::find_ovf_fup() const noexcept {
     uint64_t begin = static_cast<uint64_t>(pos_ - config_.begin);
     PacketDecoder pkt(config_);
     int status = pkt.sync_set(begin);
@@ -863,7 +863,7 @@ int QueryDecoder::find_ovf_fup() const noexcept {
     }
 }
 
-int QueryDecoder::decode_ovf() noexcept {
+int QueryCore::decode_ovf() noexcept {
     int status = process_pending_psb_events();
     if (status < 0) return status;
     if (status) return 0;
@@ -886,7 +886,7 @@ int QueryDecoder::decode_ovf() noexcept {
     return event_time(*ev);
 }
 
-int QueryDecoder::decode_mode() noexcept {
+int QueryCore::decode_mode() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mode);
     if (size < 0) return size;
@@ -912,7 +912,7 @@ int QueryDecoder::decode_mode() noexcept {
     return 0;
 }
 
-int QueryDecoder::header_mode() noexcept {
+int QueryCore::header_mode() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mode);
     if (size < 0) return size;
@@ -931,7 +931,7 @@ int QueryDecoder::header_mode() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_psbend() noexcept {
+int QueryCore::decode_psbend() noexcept {
     int status = process_pending_psb_events();
     if (status < 0) return status;
     if (status) return 0;
@@ -939,7 +939,7 @@ int QueryDecoder::decode_psbend() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_tsc(bool in_header) noexcept {
+int QueryCore::decode_tsc(bool in_header) noexcept {
     Packet packet;
     int size = read(packet, PacketKind::tsc);
     if (size < 0) return size;
@@ -952,7 +952,7 @@ int QueryDecoder::decode_tsc(bool in_header) noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_cbr(bool in_header) noexcept {
+int QueryCore::decode_cbr(bool in_header) noexcept {
     Packet packet;
     int size = read(packet, PacketKind::cbr);
     if (size < 0) return size;
@@ -974,7 +974,7 @@ int QueryDecoder::decode_cbr(bool in_header) noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_tma() noexcept {
+int QueryCore::decode_tma() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::tma);
     if (size < 0) return size;
@@ -984,7 +984,7 @@ int QueryDecoder::decode_tma() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_mtc() noexcept {
+int QueryCore::decode_mtc() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mtc);
     if (size < 0) return size;
@@ -996,7 +996,7 @@ int QueryDecoder::decode_mtc() noexcept {
     return 0;
 }
 
-int QueryDecoder::apply_cyc(uint64_t cyc) noexcept {
+int QueryCore::apply_cyc(uint64_t cyc) noexcept {
     int status = timing_error(tcal_.update_cyc(cyc));
     if (status < 0) return status;
     // Without calibration yet, a ratio of 0 makes the time layer count a lost CYC.
@@ -1009,7 +1009,7 @@ int QueryDecoder::apply_cyc(uint64_t cyc) noexcept {
     return timing_error(time_.update_cyc(cyc, config_, fcr));
 }
 
-int QueryDecoder::decode_cyc() noexcept {
+int QueryCore::decode_cyc() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::cyc);
     if (size < 0) return size;
@@ -1028,20 +1028,20 @@ int QueryDecoder::decode_cyc() noexcept {
     return 0;
 }
 
-QueryEvent* QueryDecoder::status_event(bool in_header) noexcept {
+QueryEvent* QueryCore::status_event(bool in_header) noexcept {
     if (in_header) return evq_.enqueue(evb_psbend);
     event_ = evq_.standalone();
     return event_;
 }
 
-QueryEvent* QueryDecoder::fup_or_standalone(bool bound) noexcept {
+QueryEvent* QueryCore::fup_or_standalone(bool bound) noexcept {
     if (bound) return evq_.enqueue(evb_fup);
     event_ = evq_.standalone();
     event_->ip_suppressed = true;
     return event_;
 }
 
-int QueryDecoder::decode_stop() noexcept {
+int QueryCore::decode_stop() noexcept {
     QueryEvent* ev = evq_.standalone();
     ev->type = EventKind::stop;
     event_ = ev;
@@ -1051,7 +1051,7 @@ int QueryDecoder::decode_stop() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_vmcs(bool in_header) noexcept {
+int QueryCore::decode_vmcs(bool in_header) noexcept {
     Packet packet;
     int size = read(packet, PacketKind::vmcs);
     if (size < 0) return size;
@@ -1095,7 +1095,7 @@ int QueryDecoder::decode_vmcs(bool in_header) noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_mnt(bool in_header) noexcept {
+int QueryCore::decode_mnt(bool in_header) noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mnt);
     if (size < 0) return size;
@@ -1111,7 +1111,7 @@ int QueryDecoder::decode_mnt(bool in_header) noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_exstop() noexcept {
+int QueryCore::decode_exstop() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::exstop);
     if (size < 0) return size;
@@ -1122,7 +1122,7 @@ int QueryDecoder::decode_exstop() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_mwait() noexcept {
+int QueryCore::decode_mwait() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mwait);
     if (size < 0) return size;
@@ -1135,7 +1135,7 @@ int QueryDecoder::decode_mwait() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_pwre() noexcept {
+int QueryCore::decode_pwre() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::pwre);
     if (size < 0) return size;
@@ -1149,7 +1149,7 @@ int QueryDecoder::decode_pwre() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_pwrx() noexcept {
+int QueryCore::decode_pwrx() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::pwrx);
     if (size < 0) return size;
@@ -1165,7 +1165,7 @@ int QueryDecoder::decode_pwrx() noexcept {
     return 0;
 }
 
-int QueryDecoder::decode_ptw() noexcept {
+int QueryCore::decode_ptw() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::ptw);
     if (size < 0) return size;

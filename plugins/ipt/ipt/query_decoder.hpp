@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "ipt/config.hpp"
 #include "ipt/event_queue.hpp"
@@ -19,9 +20,11 @@
 
 namespace ringscope::ipt {
 
-class QueryDecoder {
+// The decoder's state and every path but the answers from cached TNT bits, which QueryDecoder
+// gives inline. Used through QueryDecoder.
+class QueryCore {
   public:
-    explicit QueryDecoder(const Config& config) noexcept;
+    explicit QueryCore(const Config& config) noexcept;
 
     const Config& config() const noexcept { return config_; }
 
@@ -33,22 +36,8 @@ class QueryDecoder {
     int get_offset(uint64_t& offset) const noexcept;
     int get_sync_offset(uint64_t& offset) const noexcept;
 
-    int cond_branch(int& taken) noexcept {
-        // Bits left after this one: the status is 0 (events wait until the cache is used up).
-        uint64_t index = tnt_.index;
-        if (index > 1) [[likely]] {
-            taken = (tnt_.tnt & index) != 0;
-            tnt_.index = index >> 1;
-            return 0;
-        }
-        // The last bit: the cache is used up, so the status says what comes next.
-        if (index) {
-            taken = static_cast<int>(tnt_.tnt & 1);
-            tnt_.index = 0;
-            return flags_when_empty();
-        }
-        return cond_branch_slow(taken);
-    }
+    // With the cache empty, caches the next TNT packet (or a run of them) first.
+    int cond_branch(int& taken) noexcept;
     int indirect_branch(uint64_t& ip) noexcept;
     int event(QueryEvent& event) noexcept;
     int time(uint64_t& tsc, uint32_t* lost_mtc, uint32_t* lost_cyc) const noexcept {
@@ -80,7 +69,6 @@ class QueryDecoder {
         return (kFlags[static_cast<uint8_t>(next_)] & (pdff_event | bound)) != 0;
     }
 
-    int cond_branch_slow(int& taken) noexcept;
     void reset() noexcept;
     // The kind of the next packet. Inline for the common case, the opcode bytes in the buffer;
     // the query layer knows libipt 2.0.5's packets only (see the constructor).
@@ -195,6 +183,8 @@ class QueryDecoder {
     int check_erratum_bdm70(const uint8_t* pos) const noexcept;
     int apply_cyc(uint64_t cyc) noexcept;
 
+    friend class QueryDecoder;
+
     Config config_;
     const uint8_t* pos_ = nullptr;
     const uint8_t* sync_ = nullptr;
@@ -219,6 +209,90 @@ class QueryDecoder {
     RunEntry run_[kMaxRun - 1] = {};
     uint8_t run_size_ = 0;
     uint8_t run_bits_ = 0;  // the bits of the run's packets after the first
+};
+
+// The query decoder. The cached TNT bits, the status once they are used up and the time a query
+// reports are kept here, by value, and answered inline; everything else is QueryCore's, behind a
+// pointer. A decoder that the caller keeps in a local then never has its address taken, so the
+// compiler keeps the bits in registers: with them in the object that the out-of-line paths
+// receive, each cond_branch was a load, shift and store of the same word, a chain through memory
+// at every branch (about 5 cycles a query here).
+class QueryDecoder {
+  public:
+    explicit QueryDecoder(const Config& config) : core_(std::make_unique<QueryCore>(config)) {}
+
+    const Config& config() const noexcept { return core_->config(); }
+
+    // See QueryCore.
+    int sync_forward(uint64_t* ip) noexcept {
+        return call([&](QueryCore& c) { return c.sync_forward(ip); });
+    }
+    int sync_backward(uint64_t* ip) noexcept {
+        return call([&](QueryCore& c) { return c.sync_backward(ip); });
+    }
+    int sync_set(uint64_t* ip, uint64_t offset) noexcept {
+        return call([&](QueryCore& c) { return c.sync_set(ip, offset); });
+    }
+    int get_offset(uint64_t& offset) const noexcept {
+        push();
+        return core_->get_offset(offset);
+    }
+    int get_sync_offset(uint64_t& offset) const noexcept { return core_->get_sync_offset(offset); }
+
+    int cond_branch(int& taken) noexcept {
+        // Bits left after this one: the status is 0 (events wait until the cache is used up).
+        uint64_t index = index_;
+        if (index > 1) [[likely]] {
+            taken = (tnt_ & index) != 0;
+            index_ = index >> 1;
+            return 0;
+        }
+        // The last bit: the cache is used up, so the status says what comes next.
+        if (index) {
+            taken = static_cast<int>(tnt_ & 1);
+            index_ = 0;
+            return empty_status_;
+        }
+        return call([&](QueryCore& c) { return c.cond_branch(taken); });
+    }
+    int indirect_branch(uint64_t& ip) noexcept {
+        return call([&](QueryCore& c) { return c.indirect_branch(ip); });
+    }
+    int event(QueryEvent& event) noexcept {
+        return call([&](QueryCore& c) { return c.event(event); });
+    }
+    int time(uint64_t& tsc, uint32_t* lost_mtc, uint32_t* lost_cyc) const noexcept {
+        if (lost_mtc || lost_cyc) return core_->time(tsc, lost_mtc, lost_cyc);
+        tsc = tsc_;
+        return have_tsc_ ? 0 : -pte_no_time;
+    }
+    int core_bus_ratio(uint32_t& cbr) const noexcept { return core_->core_bus_ratio(cbr); }
+
+  private:
+    // QueryCore works on its own copy of the bits: which of them are left goes there before each
+    // of its calls (the bits themselves only change there), and what it leaves comes back after it.
+    void push() const noexcept { core_->tnt_.index = index_; }
+    template <class F>
+    int call(F&& f) noexcept {
+        push();
+        int status = f(*core_);
+        const QueryCore& c = *core_;
+        tnt_ = c.tnt_.tnt;
+        index_ = c.tnt_.index;
+        tsc_ = c.last_time_.tsc;
+        have_tsc_ = c.last_time_.have_tsc;
+        // What the last cached bit's query returns: nothing it depends on changes until the
+        // next call into QueryCore.
+        empty_status_ = index_ ? c.flags_when_empty() : 0;
+        return status;
+    }
+
+    std::unique_ptr<QueryCore> core_;
+    uint64_t tnt_ = 0;
+    uint64_t index_ = 0;  // the bit to answer next; 0 when empty
+    uint64_t tsc_ = 0;    // the time queries report
+    bool have_tsc_ = false;
+    int empty_status_ = 0;
 };
 
 }  // namespace ringscope::ipt
