@@ -84,7 +84,10 @@ void PrintDispatch::print_info(const Event& ev, TextBuffer& out) {
             return;
         }
         if (p->raw) {
-            file_.formats().print_fields(ev, out);
+            if (formats.raw_symbol_addresses())
+                formats.print_raw(ev, out);
+            else
+                formats.print_fields(ev, out);
             return;
         }
         for (EventHandler* h : p->overrides) {

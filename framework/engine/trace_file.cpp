@@ -52,6 +52,7 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     // parse are dropped, as libtraceevent drops them; their events then print as unknown.
     // format_errors() gives the errors. The texts live in reader_'s metadata, which outlives formats_.
     f->formats_ = std::make_unique<format::FormatCatalog>(static_cast<int>(f->layout_.long_size), big);
+    f->formats_->set_raw_symbol_addresses(options.raw_symbol_addresses);
     for (const auto& text : md.ftrace_formats) (void)f->formats_->declare_format(text, "ftrace");
     for (const auto& sys : md.event_systems)
         for (const auto& text : sys.formats) (void)f->formats_->declare_format(text, sys.system);

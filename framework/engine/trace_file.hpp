@@ -32,6 +32,8 @@ struct OpenOptions {
     bool ignore_date = false;  // --nodate: leave the DATE option out of the offset
     int64_t ts_offset = 0;     // --ts-offset: added to the offset the file's options give
     bool load_kallsyms = true;
+    // -R prints "name (0xADDR)" for symbol fields (format::FormatCatalog::set_raw_symbol_addresses).
+    bool raw_symbol_addresses = false;
     // Parse the kallsyms on a thread of their own now rather than on the first look-up: for
     // report -j, whose other threads would wait for that look-up, while this one still sets up.
     bool prefetch_kallsyms = false;

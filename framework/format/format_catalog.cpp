@@ -273,6 +273,7 @@ void FormatCatalog::print_raw(const Event& event, TextBuffer& out) const {
     }
     EvalContext c = make_context(event, long_size_, big_endian_);
     c.printk = &printk_;
+    c.raw_symbol_addresses = raw_symbol_addresses_;
     PrintEvaluator(*e->prog, c).print_raw(out);
 }
 

@@ -85,6 +85,11 @@ class FormatCatalog {
     void print_info(const Event& event, TextBuffer& out) const;
     // `trace-cmd report -R` (TEP_PRINT_INFO_RAW): " field=value" for every non-common field.
     void print_raw(const Event& event, TextBuffer& out) const;
+    // libtraceevent 1.8 (trace-cmd 3.3+): print_raw's %pS/%ps fields add their address,
+    // "name+0x10 (0xADDR)"; libtraceevent 1.7.1 (trace-cmd 3.1) prints the name alone.
+    // The same for the events -r prints raw (libtraceevent 1.8 prints them as print_raw does).
+    void set_raw_symbol_addresses(bool on) noexcept { raw_symbol_addresses_ = on; }
+    bool raw_symbol_addresses() const noexcept { return raw_symbol_addresses_; }
     // tep_print_fields(): like print_raw but symbols without their address in parentheses.
     void print_fields(const Event& event, TextBuffer& out) const;
 
@@ -104,6 +109,7 @@ class FormatCatalog {
 
     int long_size_;
     bool big_endian_;
+    bool raw_symbol_addresses_ = false;
     std::vector<std::unique_ptr<Entry>> entries_;
     // Every entry of an ID, in the order added: the last one that parses is by_id()'s.
     std::vector<std::vector<const Entry*>> by_small_id_;  // ids below 65536

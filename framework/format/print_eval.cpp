@@ -420,8 +420,8 @@ void PrintEvaluator::print_function(TextBuffer& out, char kind, uint64_t val, bo
             out.append_hex(val - sym->start);
         }
     }
-    // libtraceevent 1.7.1 prints the same in raw mode (later versions add " (0xADDR)")
-    raw = false;
+    // libtraceevent 1.7.1 prints the same in raw mode; 1.8 adds " (0xADDR)"
+    raw = raw && c_.raw_symbol_addresses;
     if (!sym || raw) {
         if (raw) out.append(" (");
         if (c_.long_size == 4)

@@ -26,6 +26,7 @@ struct EvalContext : RecordView {
     int long_size = 8;
     const ResolverService* resolvers = nullptr;  // may be null: addresses print as hex
     const PrintkMap* printk = nullptr;
+    bool raw_symbol_addresses = false;  // FormatCatalog::set_raw_symbol_addresses
 };
 
 // A bprint argument decoded from the record (libtraceevent turns them into atoms/strings).
