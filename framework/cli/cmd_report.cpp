@@ -1,5 +1,6 @@
-// `ringscope report [options] [FILE ...]`: prints what `trace-cmd report` 3.1.6 prints for the same
-// files and options (see docs in framework/engine and framework/output for the pieces), plus
+// `ringscope report [options] [FILE ...]`: prints what `trace-cmd report` 3.4 (or 3.1.6, --compat)
+// prints for the same files and options (see docs in framework/engine and framework/output for the pieces),
+// plus
 // `--format json|csv` and `--guest-symbols`.
 //
 // The command line is read the way trace-cmd's getopt_long("+...") reads it: options stop at the
@@ -28,6 +29,7 @@
 #include <ringscope/text_buffer.hpp>
 
 #include "framework/cli/cli_context.hpp"
+#include "framework/cli/report_compat.hpp"
 #include "framework/cli/report_decoded.hpp"
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/print_dispatch.hpp"
@@ -54,7 +56,7 @@ constexpr int kExitReportUsage = 255;
 const char* const kUsage =
     "usage: ringscope report [options] [FILE ...]\n"
     "\n"
-    "Prints the events of trace.dat files exactly as `trace-cmd report` 3.1.6 does.\n"
+    "Prints the events of trace.dat files exactly as `trace-cmd report` 3.4 (or 3.1.6) does.\n"
     "\n"
     "  -i FILE            input file (repeat for several files, merged in time order)\n"
     "  --cpu LIST         only these CPUs (\"0,2\", \"1-3\")\n"
@@ -79,6 +81,8 @@ const char* const kUsage =
     "  --guest-symbols [GUEST=]FILE   symbols for a guest's addresses (kvm plugin)\n"
     "  --format text|json|csv         output format (default text)\n"
     "  -j N, --jobs N                 format the lines in N threads (default: the cores; same output)\n"
+    "  --compat 3.1|3.4               print as this trace-cmd release does (default: RINGSCOPE_COMPAT,\n"
+    "                                 else 3.4)\n"
     "  --input-format NAME            read FILE with this plugin decoder (default: probe the file)\n"
     "  --strict                       stop at the first plugin handler that fails (default: report it,\n"
     "                                 print the event with its own format and go on)\n"
@@ -125,7 +129,8 @@ struct Options {
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
     bool strict = false;       // --strict: a plugin handler that throws stops the run
     std::vector<RequestedOption> report_options;
-    int jobs = 0;  // -j: formatting threads (0 = the cores)
+    int jobs = 0;                  // -j: formatting threads (0 = the cores)
+    std::optional<Compat> compat;  // --compat (else default_compat())
 };
 
 // A usage error: one line on stderr, exit 255 (kExitReportUsage).
@@ -285,7 +290,7 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         {"raw-ts", false},      {"align-ts", false},     {"help", false},        {"filter-test", false},
         {"format", true},       {"guest-symbols", true}, {"events", false},      {"event", true},
         {"input-format", true}, {"strict", false},       {"jobs", true},         {"by-comm", false},
-        {"boundary", false},    {"debug", false},
+        {"boundary", false},    {"debug", false},        {"compat", true},
     };
     // The plugins' long options join the table (and its prefix matching) when a name is not built in.
     auto long_table = [&](std::string_view name) {
@@ -361,6 +366,9 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             o.strict = true;
         } else if (name == "jobs") {
             o.jobs = parse_jobs(arg);
+        } else if (name == "compat") {
+            o.compat = parse_compat(arg);
+            if (!o.compat) throw UsageError{"--compat takes 3.1 or 3.4, not '" + arg + "'"};
         } else {
             throw UsageError{"--" + std::string(name) + " is not supported by ringscope report"};
         }
@@ -451,6 +459,11 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         if (!o.multi) add_input(*input_file);
         o.multi = true;
         add_input(args[i]);
+    }
+    if (!o.compat) {
+        std::string error;
+        o.compat = default_compat(error);
+        if (!o.compat) throw UsageError{error};
     }
     if (!input_file) input_file = "trace.dat";
     if (!o.multi) add_input(*input_file);
@@ -651,6 +664,7 @@ int ReportRun::open_inputs() {
         oo.ts_offset = in.ts_offset;
         oo.prefetch_kallsyms = threads() > 1;
         oo.threads = threads();
+        apply_compat(*o_.compat, oo);
         if (Status st = set_.add_file(in.path, oo); !st) return fail(st.error());
     }
     return kExitOk;
@@ -817,7 +831,7 @@ int ReportRun::print_events() {
 
     // Plugin handlers (one instance each per run) and the per-file print dispatch.
     if (!info_only && !o_.no_plugins && !ctx_.no_plugins) {
-        ctx_.plugins().apply_print_options(o_.print_options);
+        ctx_.plugins().apply_print_options(with_compat_option(*o_.compat, o_.print_options));
         for (const auto& h : ctx_.plugins().handlers()) {
             try {
                 if (auto inst = h.factory()) {
@@ -967,6 +981,7 @@ int ReportRun::print_events() {
     std::fflush(stdout);
     output::OutputBuffer buf(stdout);
     output::ReportStyle style{o_.latency, o_.raw, o_.nsec, o_.ts_diff};
+    apply_compat(*o_.compat, style);
     output::ReportLineWriter lines(buf, style);
     output::EventRecordWriter records(
         buf, o_.format == Format::json ? output::RecordFormat::json : output::RecordFormat::csv);

@@ -30,6 +30,35 @@ constexpr char kBlanks[] = "                    ";  // 20
 
 constexpr unsigned kIrqsOff = 0x01, kIrqsNoSupport = 0x02, kNeedResched = 0x04, kHardIrq = 0x08,
                    kSoftIrq = 0x10;
+constexpr char kHex[] = "0123456789abcdef";
+
+// "-0x%x" of the flags (-R).
+size_t write_raw_flags(char* b, unsigned flags) {
+    size_t n = 0;
+    b[n++] = '-';
+    b[n++] = '0';
+    b[n++] = 'x';
+    char tmp[16];
+    size_t k = 0;
+    do {
+        tmp[k++] = kHex[flags & 15];
+        flags >>= 4;
+    } while (flags);
+    while (k) b[n++] = tmp[--k];
+    return n;
+}
+
+// libtraceevent's data_latency_format(): irqs-off, need-resched, hard/soft irq, then the preempt
+// count's low nibble and the migrate-disable count the kernel keeps in the high nibble ('.' for 0).
+size_t write_latency_flags(char* b, unsigned flags, unsigned pc) {
+    const bool hard = flags & kHardIrq, soft = flags & kSoftIrq;
+    b[0] = (flags & kIrqsOff) ? 'd' : (flags & kIrqsNoSupport) ? 'X' : '.';
+    b[1] = (flags & kNeedResched) ? 'N' : '.';
+    b[2] = (hard && soft) ? 'H' : hard ? 'h' : soft ? 's' : '.';
+    b[3] = (pc & 15) ? kHex[pc & 15] : '.';
+    b[4] = ((pc >> 4) & 15) ? kHex[(pc >> 4) & 15] : '.';
+    return 5;
+}
 
 }  // namespace
 
@@ -104,52 +133,35 @@ void ReportLineWriter::write_head(std::string_view prefix, const Event& ev, std:
     b[n++] = '-';
     n += write_i64_left(b + n, pid, 5);
     b[n++] = ' ';
+    const int cpu = ev.cpu();
     if (style_.latency) {
-        const int cpu = ev.cpu();
         if (cpu >= 0)
             n += write_u64_right(b + n, static_cast<uint64_t>(cpu), 3);
         else
             n += write_i64(b + n, cpu);
-        const unsigned flags =
-            common.flags_size
-                ? static_cast<unsigned>(ev.u64(FieldHandle{common.flags_offset, common.flags_size, 0, true}))
-                : 0;
-        if (style_.raw) {
-            static const char hex[] = "0123456789abcdef";
-            b[n++] = '-';
-            b[n++] = '0';
-            b[n++] = 'x';
-            char tmp[16];
-            size_t k = 0;
-            unsigned v = flags;
-            do {
-                tmp[k++] = hex[v & 15];
-                v >>= 4;
-            } while (v);
-            while (k) b[n++] = tmp[--k];
-        } else {
-            const unsigned pc =
-                common.pc_size
-                    ? static_cast<unsigned>(ev.u64(FieldHandle{common.pc_offset, common.pc_size, 0, true}))
-                    : 0;
-            const bool hard = flags & kHardIrq, soft = flags & kSoftIrq;
-            b[n++] = (flags & kIrqsOff) ? 'd' : (flags & kIrqsNoSupport) ? 'X' : '.';
-            b[n++] = (flags & kNeedResched) ? 'N' : '.';
-            b[n++] = (hard && soft) ? 'H' : hard ? 'h' : soft ? 's' : '.';
-            // The preempt count's low nibble, then the migrate-disable count the kernel keeps in
-            // the high nibble (libtraceevent 1.7.1 prints both; '.' for zero).
-            static const char hex[] = "0123456789abcdef";
-            b[n++] = (pc & 15) ? hex[pc & 15] : '.';
-            b[n++] = ((pc >> 4) & 15) ? hex[(pc >> 4) & 15] : '.';
-        }
     } else {
         b[n++] = '[';
-        const int cpu = ev.cpu();
         if (cpu >= 0)
             n += write_u64_zero(b + n, static_cast<uint64_t>(cpu), 3);
         else
             n += write_i64(b + n, cpu);
         b[n++] = ']';
+    }
+    if (style_.latency || style_.flags_column) {
+        const unsigned flags =
+            common.flags_size
+                ? static_cast<unsigned>(ev.u64(FieldHandle{common.flags_offset, common.flags_size, 0, true}))
+                : 0;
+        if (style_.raw) {
+            n += write_raw_flags(b + n, flags);
+        } else {
+            const unsigned pc =
+                common.pc_size
+                    ? static_cast<unsigned>(ev.u64(FieldHandle{common.pc_offset, common.pc_size, 0, true}))
+                    : 0;
+            if (!style_.latency) b[n++] = ' ';
+            n += write_latency_flags(b + n, flags, pc);
+        }
     }
     // The time, then ':'; in usecs mode the format has a leading blank (" %6.1000d:").
     if (t.in_usecs) b[n++] = ' ';

@@ -18,9 +18,11 @@ namespace ringscope::output {
 
 struct ReportStyle {
     bool latency = false;  // -l: "%8.8s-%-5d %3d" + irq/preempt flags
-    bool raw = false;      // -R: with -l the flags print as "-0x%x"
+    bool raw = false;      // -R: the flags print as "-0x%x" (with -l, or with flags_column)
     bool nsec = false;     // -t: nine decimals
     bool ts_diff = false;  // --ts-diff
+    // trace-cmd 3.3+: the flags follow "[CPU]" on every line, " d.h1." (or "-0x%x" with -R).
+    bool flags_column = false;
 };
 
 // How one input prints its times (libtracecmd's per-handle flags).

@@ -45,8 +45,19 @@ class SchedPlugin final : public ringscope::Plugin {
             "Print sched_switch prev_state with libtraceevent 1.7's fixed letters (SDTtZXxW), as "
             "trace-cmd 3.1 does";
         const ringscope::PrintOptionValue* legacy_states = &r.add_print_option(std::move(legacy));
-        r.add_handler(
-            [legacy_states] { return std::make_unique<ringscope::sched::SchedPrinter>(legacy_states); });
+        // `report --compat` sets it (an unprefixed -O compat=VERSION): 3.4's plugin drops the "+".
+        ringscope::PrintOption compat;
+        compat.plugin = "sched";
+        compat.name = "compat";
+        compat.doc =
+            "The trace-cmd release printed as (set by report --compat): 3.4 prints no \"+\" after a "
+            "preempted task's state";
+        compat.takes_value = true;
+        compat.default_value = "3.1";
+        const ringscope::PrintOptionValue* compat_value = &r.add_print_option(std::move(compat));
+        r.add_handler([legacy_states, compat_value] {
+            return std::make_unique<ringscope::sched::SchedPrinter>(legacy_states, compat_value);
+        });
         r.add_command({"sched", "scheduler analyses: latency, runtime, timeline",
                        &ringscope::sched::run_sched_command});
         for (auto& spec : ringscope::sched::analysis_specs()) r.add_analysis(std::move(spec));

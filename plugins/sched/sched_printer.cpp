@@ -68,7 +68,9 @@ void SchedPrinter::print_switch(const Event& ev, PrintContext& pc, TextBuffer& o
         out.append_int(static_cast<int>(ev.u64(f.prev_prio)));
         out.append("] ");
     }
-    if (f.prev_state) f.states->append(ev.u64(f.prev_state), out);
+    // trace-cmd 3.4's plugin takes the letters from the format too, but never adds the "+".
+    const bool mark_preempted = !compat_ || compat_->value != "3.4";
+    if (f.prev_state) f.states->append(ev.u64(f.prev_state), out, mark_preempted);
     out.append(" ==> ");
     if (!f.next_pid) {
         out.push_back('!');

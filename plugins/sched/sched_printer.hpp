@@ -15,8 +15,11 @@ namespace ringscope::sched {
 
 class SchedPrinter final : public EventHandler {
   public:
-    // legacy_states: the print option sched:legacy_states (null: states from the format).
-    explicit SchedPrinter(const PrintOptionValue* legacy_states = nullptr) : legacy_states_(legacy_states) {}
+    // legacy_states: the print option sched:legacy_states (null: states from the format);
+    // compat: sched:compat, the trace-cmd release printed as (null: 3.1).
+    explicit SchedPrinter(const PrintOptionValue* legacy_states = nullptr,
+                          const PrintOptionValue* compat = nullptr)
+        : legacy_states_(legacy_states), compat_(compat) {}
     std::string_view name() const override { return "sched-print"; }
     std::vector<EventMatch> subscriptions() const override {
         return {{"sched", "sched_switch"}, {"sched", "sched_wakeup"}, {"sched", "sched_wakeup_new"}};
@@ -38,6 +41,7 @@ class SchedPrinter final : public EventHandler {
     void print_wakeup(const Event& ev, PrintContext& pc, TextBuffer& out);
 
     const PrintOptionValue* legacy_states_;
+    const PrintOptionValue* compat_;
     // Handles are looked up once per event type (several files may have several types).
     std::unordered_map<const EventType*, SwitchFields> switch_;
     std::unordered_map<const EventType*, WakeupFields> wakeup_;

@@ -20,7 +20,7 @@ TaskStateNames::TaskStateNames(const EventType* sched_switch) {
     mask_ = preempt_bit_ - 1;
 }
 
-void TaskStateNames::append(uint64_t state, TextBuffer& out) const {
+void TaskStateNames::append(uint64_t state, TextBuffer& out, bool mark_preempted) const {
     if (!table_) {
         static constexpr char kLegacy[] = "SDTtZXxW";
         bool found = false;
@@ -51,7 +51,7 @@ void TaskStateNames::append(uint64_t state, TextBuffer& out) const {
             out.appendf("0x%llx", static_cast<unsigned long long>(bits));
         }
     }
-    if (state & preempt_bit_) out.push_back('+');
+    if (mark_preempted && (state & preempt_bit_)) out.push_back('+');
 }
 
 }  // namespace ringscope::sched

@@ -16,8 +16,8 @@ class TaskStateNames {
     explicit TaskStateNames(const EventType* sched_switch);
 
     // As the kernel prints it: the flags within the report mask joined by '|', "R" when none,
-    // then "+" when the preemption bit above the mask is set.
-    void append(uint64_t state, TextBuffer& out) const;
+    // then "+" when the preemption bit above the mask is set (and `mark_preempted`).
+    void append(uint64_t state, TextBuffer& out, bool mark_preempted = true) const;
     bool from_format() const noexcept { return table_ != nullptr; }
     // R or R+: the task was preempted, not going to sleep.
     bool is_running(uint64_t state) const noexcept { return (state & (table_ ? mask_ : 0xffu)) == 0; }
