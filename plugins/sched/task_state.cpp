@@ -1,5 +1,7 @@
 #include "task_state.hpp"
 
+#include "state_bits.hpp"
+
 namespace ringscope::sched {
 
 TaskStateNames::TaskStateNames(const EventType* sched_switch) {
@@ -15,9 +17,13 @@ TaskStateNames::TaskStateNames(const EventType* sched_switch) {
     for (const auto& [value, name] : table_->entries)
         if (value > highest) highest = value;
     // The kernel's TASK_REPORT_MAX is the bit above the last reported state: the mask below it
-    // selects the states, the bit itself means "preempted while running" (R+).
+    // selects the states, the bit itself means "preempted while running" (R+). Where the print fmt
+    // says otherwise (4.13 to 4.14 kernels put the bit higher), its own expressions win.
     preempt_bit_ = highest << 1;
     mask_ = preempt_bit_ - 1;
+    const StateBits bits = state_bits_from_print_fmt(sched_switch->print_fmt);
+    if (bits.mask && *bits.mask) mask_ = *bits.mask;
+    if (bits.preempt && *bits.preempt) preempt_bit_ = *bits.preempt;
 }
 
 void TaskStateNames::append(uint64_t state, TextBuffer& out, bool mark_preempted) const {

@@ -309,6 +309,28 @@ TEST(CompatCli, FlagsColumnIsTheLatencyFlags) {
     EXPECT_NE(raw.out.find("]-0x"), std::string::npos);
 }
 
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+}
+
+// The sched plugin (--compat 3.1) marks a preempted task "R+" exactly where the kernel's own
+// print fmt (-N) does, on every kernel of the corpus (the bit differs: 1024 to 0x1000).
+TEST(CompatCorpus, PreemptedMarkFollowsTheFormat) {
+    const auto traces = cases_31();
+    if (traces.empty()) GTEST_SKIP() << kShared << "/conformance/external-traces is absent";
+    size_t marked = 0;
+    for (const CompatCase& c : traces) {
+        if (!c.name.ends_with(".report")) continue;
+        const RunResult plugin = run_ringscope(c, "3.1");
+        const RunResult plain = run_ringscope(c, "3.1", {"-N"});
+        EXPECT_EQ(count(plugin.out, "R+ ==> "), count(plain.out, "prev_state=R+ ==> ")) << c.name;
+        marked += count(plugin.out, "R+ ==> ");
+    }
+    EXPECT_GT(marked, 200u);
+}
+
 // The corpus is there, or every case above is missing: say so rather than pass with nothing run.
 TEST(CompatCorpus, Present) {
     if (!fs::is_directory(kShared + "/conformance/trace-cmd-3.4/outputs"))
