@@ -777,14 +777,17 @@ void PrintEvaluator::print_field_raw(TextBuffer& out, int fi) const {
             }
             return;
         }
-        // a field size past the record is a corrupt format: bytes past the record read as 0, and
-        // only a page's worth of them, so a size of 4 GiB cannot print 16 GiB of text
+        // An array the record holds only part of (kernel_stack's caller[8] with `size` entries):
+        // libtraceevent prints the field's full size from the record on, so the bytes that follow
+        // the record in its sub-buffer (the next records); past the sub-buffer they read as 0, and
+        // only a page's worth of them, so a corrupt size of 4 GiB cannot print 16 GiB of text.
         if (uint64_t{len} > uint64_t{c_.size} + 4096) len = c_.size + 4096;
+        const uint64_t readable = uint64_t{c_.size} + c_.trailing;
         out.append("ARRAY[");
         for (uint32_t i = 0; i < len; ++i) {
             if (i) out.append(", ");
             uint64_t o = uint64_t{off} + i;
-            put_hex2(out, o < c_.size ? c_.data[o] : 0);
+            put_hex2(out, o < readable ? c_.data[o] : 0);
         }
         out.push_back(']');
         p_.string_cleared[fi].store(true, std::memory_order_relaxed);
