@@ -185,3 +185,41 @@ TEST(KbufferDiff, OracleProgramsAgree) {
 
 }  // namespace
 }  // namespace ringscope
+
+#ifdef KBUFFER_DUMP_ORACLE
+namespace ringscope {
+namespace {
+
+// `ringscope dump-pages` on pages of a 32-bit and of a 64-bit kernel: with --long-size, and with the
+// long size found from the data, libtraceevent's kbuffer told the right one.
+TEST(KbufferDiff, DumpPagesCliLongSize) {
+    const std::string bin = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
+    if (!std::filesystem::exists(bin)) GTEST_SKIP() << bin << " is not built";
+    for (unsigned lsize : {4u, 8u}) {
+        std::vector<uint8_t> file;
+        for (int v : {3, 0, 3, 1}) {
+            auto p = handmade(false, lsize, v);
+            file.insert(file.end(), p.begin(), p.end());
+        }
+        const std::string path = test::temp_path("long" + std::to_string(lsize) + ".raw");
+        test::write_bytes(path, file);
+        const std::string ls = std::to_string(lsize);
+        auto want = test::run_shell(std::string(KBUFFER_DUMP_ORACLE) + " " + path + " 4096 little " + ls);
+        ASSERT_EQ(want.status, 0);
+        auto given = test::run_shell(bin + " dump-pages " + path + " --long-size " + ls);
+        EXPECT_EQ(given.status, 0);
+        EXPECT_EQ(given.out, want.out) << "--long-size " << ls;
+        auto found = test::run_shell(bin + " dump-pages " + path);
+        EXPECT_EQ(found.status, 0);
+        EXPECT_EQ(found.out, want.out) << "long size " << ls << " from the data";
+        auto other =
+            test::run_shell(bin + " dump-pages " + path + " --long-size " + (lsize == 4 ? "8" : "4"));
+        EXPECT_NE(other.out, want.out);
+    }
+    auto bad = test::run_shell(bin + " dump-pages /dev/null --long-size 6 2>/dev/null");
+    EXPECT_EQ(bad.status, 2);
+}
+
+}  // namespace
+}  // namespace ringscope
+#endif
