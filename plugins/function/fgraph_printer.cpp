@@ -56,22 +56,21 @@ const EventType* FgraphPrinter::exit_type(const Event& ev) {
 bool FgraphPrinter::print(const Event& ev, PrintContext& pc, TextBuffer& out) {
     const Fields& f = fields(ev);
     if (f.retaddr_event && !v34()) return false;  // trace-cmd 3.1 has no handler for it
-    if (f.exit)
-        print_exit(ev, f, out);
-    else
-        print_entry(ev, f, pc, out);
+    // Without a funcgraph_exit format the entry handler fails before printing: the print fmt.
+    if (!f.exit && !exit_type(ev)) return false;
+    // A handler that gives up at its first fields returns non-zero: libtraceevent then appends
+    // the event's print fmt to the complaint.
+    if (f.exit ? print_exit(ev, f, out) : print_entry(ev, f, pc, out)) pc.print_default(ev, out);
     return true;
 }
 
-void FgraphPrinter::print_entry(const Event& ev, const Fields& f, PrintContext& pc, TextBuffer& out) {
-    // Without a funcgraph_exit format the handler gives up before printing anything.
+bool FgraphPrinter::print_entry(const Event& ev, const Fields& f, PrintContext& pc, TextBuffer& out) {
     const EventType* exit = exit_type(ev);
-    if (!exit) return;
     uint64_t pid = 0, func = 0;
     if (!get_field_val(ev, ev.type().pid_field, "common_pid", pid, out) ||
         !get_field_val(ev, f.func, "func", func, out)) {
         out.push_back('!');
-        return;
+        return true;
     }
     std::optional<Event> next = pc.peek_next();
     // 3.3 and later merge only when the next record is on the same CPU.
@@ -85,10 +84,11 @@ void FgraphPrinter::print_entry(const Event& ev, const Fields& f, PrintContext& 
             get_field_val(*next, xf.func, "func", next_func, out) && next_func == func) {
             pc.take_next();
             print_leaf(ev, f, *next, out);
-            return;
+            return false;
         }
     }
     print_nested(ev, f, out);
+    return false;
 }
 
 std::string FgraphPrinter::caller_comment(const Event& ev, const Fields& f) const {
@@ -173,21 +173,22 @@ void FgraphPrinter::print_nested(const Event& ev, const Fields& f, TextBuffer& o
     if (on(options_.depth)) print_depth(depth, out);
 }
 
-void FgraphPrinter::print_exit(const Event& ev, const Fields& f, TextBuffer& out) {
+bool FgraphPrinter::print_exit(const Event& ev, const Fields& f, TextBuffer& out) {
     uint64_t duration = 0, retval = 0, depth = 0, func = 0;
-    if (!read_exit(ev, f, duration, retval, out) || !print_columns(ev, f, duration, depth, out)) return;
+    if (!read_exit(ev, f, duration, retval, out) || !print_columns(ev, f, duration, depth, out)) return true;
     out.push_back('}');
     if (on(options_.tailprint)) {
         // A function that does not read or resolve ends the line here (no depth, no retval).
-        if (!get_field_val(ev, f.func, "func", func, out, false)) return;
+        if (!get_field_val(ev, f.func, "func", func, out, false)) return false;
         const auto sym = find_function(ev, func);
-        if (!sym) return;
+        if (!sym) return false;
         out.append(" /* ");
         out.append(sym->name);
         out.append(" */");
     }
     if (on(options_.depth)) print_depth(depth, out);
     if (v34() && f.retval) print_retval(retval, out);
+    return false;
 }
 
 void FgraphPrinter::print_retval(uint64_t retval, TextBuffer& out) const {

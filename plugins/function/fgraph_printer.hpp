@@ -6,7 +6,10 @@
 //       (PrintContext::take_next); otherwise "             |  INDENTfunc() {".
 //   funcgraph_exit: "OVERHEAD DURATION |  INDENT}", then " /* func */" (fgraph:tailprint).
 // fgraph:depth appends " (DEPTH)". An unresolved function prints as "%llx". A field that does not
-// read prints tep_get_field_val's complaint and '!', and the line ends there.
+// read prints tep_get_field_val's complaint and '!', and the line ends there, or (a field the
+// handler reads first: an entry's pid or function, an exit's times or depth) goes on with the
+// event's print fmt, as libtraceevent prints after a handler that fails; so do entries of a file
+// without a funcgraph_exit format.
 // Release::k3_4 (trace-cmd 3.3 and later): the leaf needs the next record on the same CPU; the exit
 // (and leaf) prints " (ret=...)" where the format has retval (fgraph:retval-skip|dec|hex; by
 // default hex, errors -1..-4095 in decimal); fgraph_retaddr_entry prints as an entry with
@@ -55,10 +58,12 @@ class FgraphPrinter final : public EventHandler {
     // The file's funcgraph_exit type (null: none), what an entry's next record must be to be a leaf.
     const EventType* exit_type(const Event& ev);
 
-    void print_entry(const Event& ev, const Fields& f, PrintContext& pc, TextBuffer& out);
+    // Entry and exit handlers: true when trace-cmd's would return non-zero (it gave up at a field
+    // it reads first), so that the print fmt follows.
+    bool print_entry(const Event& ev, const Fields& f, PrintContext& pc, TextBuffer& out);
+    bool print_exit(const Event& ev, const Fields& f, TextBuffer& out);
     void print_leaf(const Event& ev, const Fields& f, const Event& exit, TextBuffer& out);
     void print_nested(const Event& ev, const Fields& f, TextBuffer& out);
-    void print_exit(const Event& ev, const Fields& f, TextBuffer& out);
     // The exit's duration (rettime - calltime) and, 3.4 where the format has it, its retval;
     // false after the complaint and '!' when one does not read.
     bool read_exit(const Event& exit, const Fields& xf, uint64_t& duration, uint64_t& retval,

@@ -64,6 +64,11 @@ case_ two-files -i fgraph/fgraph-i386-4.13.dat -i "$t"
 # 3.1.6 merges the entry with the same task's exit on the other CPU; the trace ends there (what
 # 3.1.6 prints after such a leaf depends on its heap: README.md).
 case_ cross-cpu fgraph/fgraph-cross-cpu.dat
+# Formats no kernel writes: trace-cmd's complaints when a field is missing or not a number, and
+# entries without a funcgraph_exit format.
+case_ broken fgraph/fgraph-broken.dat
+case_ broken-tailprint-depth -O tailprint -O depth fgraph/fgraph-broken.dat
+case_ no-exit fgraph/fgraph-no-exit.dat
 t=fgraph/fgraph-x86_64-6.13-retval.dat
 case_ retval-dec -O fgraph:retval-dec "$t"
 case_ retval-hex-tailprint -O fgraph:retval-hex -O tailprint "$t"

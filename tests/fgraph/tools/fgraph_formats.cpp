@@ -135,6 +135,22 @@ std::vector<Flavour> flavours() {
             x86_64_6_retval(), x86_64_6_18()};
 }
 
+Flavour broken() {
+    Flavour f = x86_64_6_18();
+    f.name = "broken";
+    f.entry.fields = {ulong("func", 8, 8)};
+    f.entry.print_fmt = "\"--> %ps\", (void *)REC->func";
+    f.exit.fields[3] = {"unsigned long long calltime", "calltime", 24, 3, false};
+    return f;
+}
+
+Flavour no_exit() {
+    Flavour f = x86_64_6_18();
+    f.name = "no-exit";
+    f.has_exit = false;
+    return f;
+}
+
 EventDef irq_handler_entry() {
     return {"irq_handler_entry",
             120,

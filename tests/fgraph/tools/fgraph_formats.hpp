@@ -41,11 +41,17 @@ struct Flavour {
     uint32_t long_size = 8;
     EventDef function, entry, exit;
     std::vector<EventDef> extra;  // fgraph_retaddr_entry where the kernel has it
+    bool has_exit = true;         // false: no funcgraph_exit format in the file
 };
 
 // i386 4.13, x86_64 4.x, x86_64 5.x (packed), x86_64 6.5 (retval, 6.13's fgraph_retaddr_entry),
 // x86_64 6.18 (this machine).
 std::vector<Flavour> flavours();
+
+// Formats no kernel writes, for trace-cmd's complaints: funcgraph_entry without depth and a
+// 3-byte calltime ("broken"); no funcgraph_exit at all ("no-exit").
+Flavour broken();
+Flavour no_exit();
 
 // irq/irq_handler_entry (the interrupt lines nested in a call), as 4.x-6.x kernels define it.
 EventDef irq_handler_entry();

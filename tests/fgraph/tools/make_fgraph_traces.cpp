@@ -263,6 +263,18 @@ Story cross_cpu_story() {
     return s;
 }
 
+// A leaf, then an entry with a leaf and an exit inside it, for the formats that do not read.
+Story small_story(bool exits) {
+    Story s(7000ull * 1000000000ull);
+    s.entry(0, 1000, kBash, "kfree", 1);
+    if (exits) s.exit(0, 1050, kBash, "kfree", 1, 50);
+    s.entry(0, 2000, kBash, "vfs_read", 1);
+    s.entry(0, 2100, kBash, "rw_verify_area", 2);
+    if (exits) s.exit(0, 2150, kBash, "rw_verify_area", 2, 50);
+    if (exits) s.exit(0, 2500, kBash, "vfs_read", 1, 500);
+    return s;
+}
+
 // Little-endian writes into a record or page.
 void put(std::vector<uint8_t>& v, size_t at, uint64_t x, uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) v[at + i] = static_cast<uint8_t>(x >> (8 * i));
@@ -386,7 +398,9 @@ int write_trace(const Flavour& fl, const Story& s, const std::string& path) {
     io::TraceMetadata meta;
     meta.header_page = header_page(fl.long_size);
     meta.header_event = header_event();
-    meta.ftrace_formats = {fl.function.text(), fl.exit.text(), fl.entry.text()};
+    meta.ftrace_formats = {fl.function.text()};
+    if (fl.has_exit) meta.ftrace_formats.push_back(fl.exit.text());
+    meta.ftrace_formats.push_back(fl.entry.text());
     for (const auto& e : fl.extra) meta.ftrace_formats.push_back(e.text());
     meta.event_systems.push_back({"irq", {irq_handler_entry().text()}});
     meta.kallsyms = kallsyms;
@@ -430,8 +444,13 @@ int main(int argc, char** argv) {
         if (int rc = write_trace(fl, story(fl), path)) return rc;
         std::printf("%s\n", path.c_str());
     }
-    const std::string path = dir + "/fgraph-cross-cpu.dat";
-    if (int rc = write_trace(flavours().back(), cross_cpu_story(), path)) return rc;
-    std::printf("%s\n", path.c_str());
+    const std::pair<std::string, int> more[] = {
+        {"fgraph-cross-cpu.dat", write_trace(flavours().back(), cross_cpu_story(), dir + "/fgraph-cross-cpu.dat")},
+        {"fgraph-broken.dat", write_trace(broken(), small_story(true), dir + "/fgraph-broken.dat")},
+        {"fgraph-no-exit.dat", write_trace(no_exit(), small_story(false), dir + "/fgraph-no-exit.dat")}};
+    for (const auto& [name, rc] : more) {
+        if (rc) return rc;
+        std::printf("%s/%s\n", dir.c_str(), name.c_str());
+    }
     return 0;
 }
