@@ -32,6 +32,7 @@
 #include "framework/cli/report_compat.hpp"
 #include "framework/cli/report_decoded.hpp"
 #include "framework/engine/event_merger.hpp"
+#include "framework/engine/merge_lookahead.hpp"
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/time_slicer.hpp"
 #include "framework/engine/trace_set.hpp"
@@ -1063,6 +1064,10 @@ int ReportRun::print_events() {
     TextBuffer info;
     const engine::Record* rec = nullptr;
     engine::MergeSource* src = nullptr;
+    // Printers may look at the next record of the buffer and take it (function_graph's leaves).
+    engine::MergeLookahead lookahead(merger, dispatch_);
+    if (!o_.cpus.empty() && !handlers_.empty() && !order.empty())
+        if (Status st = lookahead.add_hidden(set_, order.front(), o_.cpus, 1); !st) return fail(st.error());
     while (merger.next(rec, src)) {
         engine::TraceFile& file = *src->file;
         const size_t fi = src->file_index;
@@ -1071,6 +1076,7 @@ int ReportRun::print_events() {
             ++unknown;
             continue;
         }
+        if (dispatch_[fi]->overridden(type->id)) rec = lookahead.enter(*src, rec);
         if (!common_known[fi]) [[unlikely]] {
             common[fi] = common_layout(fi, type);
             common_known[fi] = 1;

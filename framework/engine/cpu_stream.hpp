@@ -34,6 +34,9 @@ class CpuStream {
         return fill_forward() ? &records_[fwd_pos_] : nullptr;
     }
     void advance() noexcept { ++fwd_pos_; }
+    // The next forward record is decoded already: peek() loads no page, so the bytes of the
+    // records handed out before stay where they are.
+    bool next_in_page() const noexcept { return fwd_pos_ < page_records_; }
 
     // Back to the first record (forward mode) or to the last one (reverse mode).
     void rewind();

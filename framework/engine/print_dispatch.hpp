@@ -21,6 +21,15 @@ namespace ringscope::engine {
 
 class TraceFile;
 
+// What the walk printing the events offers a printer that looks ahead (PrintContext::peek_next,
+// take_next): the record after the one being printed, and taking it out of the walk.
+class RecordLookahead {
+  public:
+    virtual ~RecordLookahead() = default;
+    virtual std::optional<Event> peek() = 0;
+    virtual bool take() = 0;
+};
+
 class PrintDispatch final : public PrintContext {
   public:
     // `handlers` outlive the dispatch; their order is the priority order.
@@ -65,10 +74,16 @@ class PrintDispatch final : public PrintContext {
     }
     bool raw(uint32_t type_id) const noexcept { return type_id < types_.size() && types_[type_id].raw; }
 
+    // The look-ahead of the walk that prints (report's merge); null: printers cannot look ahead.
+    // `l` outlives the calls of print_info made while it is set.
+    void set_lookahead(RecordLookahead* l) noexcept { lookahead_ = l; }
+
     // PrintContext
     void print_default(const Event& ev, TextBuffer& out) override;
     void print_field(const Event& ev, std::string_view field, TextBuffer& out) override;
     void register_comm(int pid, std::string_view comm) override;
+    std::optional<Event> peek_next() override { return lookahead_ ? lookahead_->peek() : std::nullopt; }
+    bool take_next() override { return lookahead_ && lookahead_->take(); }
 
   private:
     struct PerType {
@@ -91,6 +106,7 @@ class PrintDispatch final : public PrintContext {
     std::vector<std::vector<EventHandler*>> subscribers_;  // by type id
     bool any_override_ = false;
     std::optional<HandlerFault> fault_;
+    RecordLookahead* lookahead_ = nullptr;
 };
 
 }  // namespace ringscope::engine

@@ -4,34 +4,10 @@
 
 #include <ringscope/resolver.hpp>
 
+#include "field_value.hpp"
+
 namespace ringscope::function {
 namespace {
-
-FieldHandle own_field(const EventType& t, std::string_view name) {
-    for (const auto& f : t.fields)
-        if (f.name == name) return FieldHandle{f.offset, f.size, f.flags, true};
-    return {};
-}
-
-// tep_get_field_val(..., err = 1): false after its complaint when the field is missing or not a
-// 1/2/4/8-byte number.
-bool get_field_val(const Event& ev, const FieldHandle& h, std::string_view name, uint64_t& val,
-                   TextBuffer& out) {
-    if (!h) {
-        out.append("<CANT FIND FIELD ");
-        out.append(name);
-        out.push_back('>');
-        return false;
-    }
-    if (h.size != 1 && h.size != 2 && h.size != 4 && h.size != 8) {
-        out.push_back(' ');
-        out.append(name);
-        out.append("=INVALID");
-        return false;
-    }
-    val = ev.u64(h);
-    return true;
-}
 
 // One long of the trace (its long size and byte order) at `off`; a word cut short by the end of
 // the record reads the bytes that are there (libtraceevent would read past the record).

@@ -3,6 +3,7 @@
 // results at the end (analyses).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,17 @@ public:
     virtual void print_field(const Event& ev, std::string_view field, TextBuffer& out) = 0;
     // Updates the pid -> comm map used for later lines.
     virtual void register_comm(int pid, std::string_view comm) = 0;
+
+    // Appended after the ABI 3 methods (the framework implements this class; plugins only call it).
+    // The record that comes after the one being printed in its buffer's time order (every CPU of
+    // that buffer of that file), as libtracecmd's tracecmd_peek_next_data gives it: function_graph
+    // prints an entry followed by its own exit as one leaf line. nullopt at the end, for a record
+    // whose event id has no format, and where the walk cannot look ahead (a live stream, the SDK's
+    // Trace iteration). Valid until take_next() or the end of print(); the printed event stays valid.
+    virtual std::optional<Event> peek_next() { return std::nullopt; }
+    // Takes the record peek_next() gave out of the walk: it is not printed, and no handler sees it.
+    // False when there is none.
+    virtual bool take_next() { return false; }
 };
 
 class EventHandler {
