@@ -305,6 +305,10 @@ ReadPosition read_position(Trace& trace) {
     return p;
 }
 
+const engine::TraceFile& trace_file(const Trace& trace) {
+    return *const_cast<Trace&>(trace).impl().file;
+}
+
 uint64_t pages_loaded_in_process() noexcept {
     return engine::CpuStream::pages_loaded_in_process();
 }
