@@ -1,9 +1,12 @@
 #include "framework/perfetto/trace_writer.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <deque>
 #include <initializer_list>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -16,10 +19,12 @@
 namespace ringscope::perfetto {
 namespace {
 
-struct Bundle {
-    int cpu = 0;
-    bool lost = false;  // events were dropped just before the first one
-    std::string events;
+// A packet sequence: its id, machine, and what it has interned.
+struct Sequence {
+    uint32_t id = 0;
+    uint32_t machine = 0;
+    bool first_packet = true;
+    SymbolInterner symbols;
 };
 
 struct Input {
@@ -31,14 +36,10 @@ struct Input {
     int cpus = 0;
     std::vector<std::string> cpustats;
     std::vector<std::pair<int, std::string>> tasks;  // saved task names, by pid
-    uint32_t sequence = 0;
-    uint32_t machine = 0;
-    bool started = false;
-    bool first_packet = true;
-    uint64_t first_ts = 0, last_ts = 0;
-    std::vector<Bundle> bundles;  // by stream
-    SymbolInterner symbols;
-    std::map<int, uint64_t> dropped;  // CPU -> events the trace says were lost (known counts)
+    Sequence seq;
+    std::atomic<bool> started{false};
+    std::optional<uint64_t> first_ts;
+    std::map<int, std::unique_ptr<TraceWriter::Stream>> streams;  // by stream id
 };
 
 // trace-cmd's UNAME option: "SYSNAME NODE RELEASE MACHINE", some versions with the kernel's
@@ -85,15 +86,30 @@ std::map<std::string, std::string> parse_cpustat(std::string_view text) {
 
 }  // namespace
 
+class TraceWriter::Stream {
+  public:
+    Sequence seq;
+    int input = 0;
+    int cpu = 0;
+    bool lost = false;   // events were dropped just before the bundle's first one
+    std::string events;  // the bundle being filled
+    EventEncoder encoder;
+    uint64_t count = 0, last_ts = 0;
+    bool any = false;
+    std::map<int, uint64_t> dropped;  // CPU -> events the trace says were lost (known counts)
+    std::string head, prefix, tail;   // scratch
+};
+
 struct TraceWriter::Impl {
     explicit Impl(std::string path) : out(std::move(path)) {}
 
     sinks::AtomicOutput out;
     std::FILE* file = nullptr;
-    std::string buf, tail, scratch;
-    std::vector<Input> inputs;
-    EventEncoder encoder;
-    uint64_t events = 0, bytes = 0;
+    std::mutex mu;  // the output buffer and file, stream creation
+    std::string buf;
+    std::deque<Input> inputs;
+    uint32_t next_sequence = 1;
+    uint64_t bytes = 0;
     bool write_failed = false;
 
     void write_out() {
@@ -103,32 +119,33 @@ struct TraceWriter::Impl {
         buf.clear();
     }
 
-    // One TracePacket of IN's sequence: BODY (its fields, in pieces), then the sequence fields
-    // and any kernel symbols interned since its last packet.
-    void packet(Input& in, std::initializer_list<std::string_view> body, bool needs_state,
-                std::optional<uint64_t> ts = std::nullopt) {
+    // One TracePacket of sequence SEQ: BODY (its fields, in pieces), then the sequence fields
+    // and any kernel symbols interned since its last packet. TAIL is the caller's scratch.
+    void packet(Sequence& seq, std::initializer_list<std::string_view> body, bool needs_state,
+                std::optional<uint64_t> ts, std::string& tail) {
         tail.clear();
         if (ts) put_uint(tail, field::kPacketTimestamp, *ts);
-        put_uint(tail, field::kPacketSequenceId, in.sequence);
-        if (in.first_packet)
+        put_uint(tail, field::kPacketSequenceId, seq.id);
+        if (seq.first_packet)
             put_uint(tail, field::kPacketSequenceFlags, field::kSeqIncrementalStateCleared);
         else if (needs_state)
             put_uint(tail, field::kPacketSequenceFlags, field::kSeqNeedsIncrementalState);
-        in.first_packet = false;
-        if (!in.symbols.pending.empty()) {
+        seq.first_packet = false;
+        if (!seq.symbols.pending.empty()) {
             std::string interned, entry;
-            for (const auto& [iid, name] : in.symbols.pending) {
+            for (const auto& [iid, name] : seq.symbols.pending) {
                 entry.clear();
                 put_uint(entry, field::kInternedStringIid, iid);
                 put_bytes(entry, field::kInternedStringStr, name);
                 put_bytes(interned, field::kInternedKernelSymbols, entry);
             }
-            in.symbols.pending.clear();
+            seq.symbols.pending.clear();
             put_bytes(tail, field::kPacketInternedData, interned);
         }
-        if (in.machine) put_uint(tail, field::kPacketMachineId, in.machine);
+        if (seq.machine) put_uint(tail, field::kPacketMachineId, seq.machine);
         size_t size = tail.size();
         for (auto b : body) size += b.size();
+        std::lock_guard lock(mu);
         put_varint(buf, tag(field::kTracePacket, WireType::len));
         put_varint(buf, size);
         for (auto b : body) buf.append(b.data(), b.size());
@@ -136,29 +153,29 @@ struct TraceWriter::Impl {
         if (buf.size() >= (1u << 20)) write_out();
     }
 
-    void flush(Input& in, Bundle& b) {
-        if (b.events.empty() && !b.lost) return;
-        std::string head;
-        put_uint(head, field::kBundleCpu, static_cast<uint32_t>(b.cpu));
-        if (b.lost) put_uint(head, field::kBundleLostEvents, 1);
-        scratch.clear();
-        put_varint(scratch, tag(field::kPacketFtraceEvents, WireType::len));
-        put_varint(scratch, head.size() + b.events.size());
-        scratch += head;
-        packet(in, {scratch, b.events}, true);
-        b.events.clear();
-        b.lost = false;
+    void flush(Stream& s) {
+        if (s.events.empty() && !s.lost) return;
+        s.head.clear();
+        put_uint(s.head, field::kBundleCpu, static_cast<uint32_t>(s.cpu));
+        if (s.lost) put_uint(s.head, field::kBundleLostEvents, 1);
+        s.prefix.clear();
+        put_varint(s.prefix, tag(field::kPacketFtraceEvents, WireType::len));
+        put_varint(s.prefix, s.head.size() + s.events.size());
+        s.prefix += s.head;
+        packet(s.seq, {s.prefix, s.events}, true, std::nullopt, s.tail);
+        s.events.clear();
+        s.lost = false;
     }
 
     // What is known of the input before its events: system and task names.
     void start(Input& in, std::optional<uint64_t> ts) {
-        in.started = true;
-        std::string info, body;
+        in.first_ts = ts;
+        std::string info, body, tail;
         if (in.uname) put_utsname(info, *in.uname);
         put_uint(info, field::kSystemInfoPageSize, in.page_size);
         put_uint(info, field::kSystemInfoNumCpus, static_cast<uint32_t>(in.cpus));
         put_bytes(body, field::kPacketSystemInfo, info);
-        packet(in, {body}, false, ts);
+        packet(in.seq, {body}, false, ts, tail);
 
         // trace.dat keeps no thread groups: each task is its own group (tgid = tid) for Perfetto.
         std::string tree, thread;
@@ -171,13 +188,19 @@ struct TraceWriter::Impl {
         }
         body.clear();
         put_bytes(body, field::kPacketProcessTree, tree);
-        packet(in, {body}, false, ts);
+        packet(in.seq, {body}, false, ts, tail);
     }
 
     // Ftrace stats: START_OF_TRACE with nothing lost, END_OF_TRACE with the drops the trace
     // records per CPU as `overrun` (what report's "[N EVENTS DROPPED]" lines add up to) and the
     // rest of the kernel's per-CPU stats the file saved (CPUSTAT).
     void stats(Input& in) {
+        std::map<int, uint64_t> dropped;
+        std::optional<uint64_t> last_ts;
+        for (const auto& [id, s] : in.streams) {
+            for (const auto& [cpu, n] : s->dropped) dropped[cpu] += n;
+            if (s->any && (!last_ts || s->last_ts > *last_ts)) last_ts = s->last_ts;
+        }
         const auto& cpustats = in.cpustats;
         const int cpus = in.cpus;
         for (uint32_t phase : {field::kPhaseStartOfTrace, field::kPhaseEndOfTrace}) {
@@ -187,7 +210,7 @@ struct TraceWriter::Impl {
                 cpu.clear();
                 put_uint(cpu, field::kCpuStatsCpu, static_cast<uint64_t>(c));
                 const bool end = phase == field::kPhaseEndOfTrace;
-                put_uint(cpu, field::kCpuStatsOverrun, end && in.dropped.count(c) ? in.dropped[c] : 0);
+                put_uint(cpu, field::kCpuStatsOverrun, end && dropped.count(c) ? dropped[c] : 0);
                 if (end && static_cast<size_t>(c) < cpustats.size()) {
                     auto kv = parse_cpustat(cpustats[static_cast<size_t>(c)]);
                     auto num = [&](const char* key, uint32_t number) {
@@ -208,10 +231,9 @@ struct TraceWriter::Impl {
                 }
                 put_bytes(s, field::kStatsCpuStats, cpu);
             }
-            std::string body;
+            std::string body, tail;
             put_bytes(body, field::kPacketFtraceStats, s);
-            const uint64_t ts = phase == field::kPhaseStartOfTrace ? in.first_ts : in.last_ts;
-            packet(in, {body}, false, in.started ? std::optional<uint64_t>(ts) : std::nullopt);
+            packet(in.seq, {body}, false, phase == field::kPhaseStartOfTrace ? in.first_ts : last_ts, tail);
         }
     }
 };
@@ -229,7 +251,7 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& pa
 
 void TraceWriter::add_input(int input, const engine::TraceFile& file) {
     auto& v = impl_->inputs;
-    if (static_cast<size_t>(input) >= v.size()) v.resize(static_cast<size_t>(input) + 1);
+    while (static_cast<size_t>(input) >= v.size()) v.emplace_back();
     Input& in = v[static_cast<size_t>(input)];
     in.declared = true;
     in.uname = file.reader().options().uname;
@@ -240,40 +262,57 @@ void TraceWriter::add_input(int input, const engine::TraceFile& file) {
         if (pid > 0) in.tasks.emplace_back(pid, std::string(comm));
     });
     std::sort(in.tasks.begin(), in.tasks.end());
-    in.sequence = static_cast<uint32_t>(input) + 1;
-    in.machine = static_cast<uint32_t>(input);
+    in.seq.id = impl_->next_sequence++;
+    in.seq.machine = static_cast<uint32_t>(input);
 }
 
-void TraceWriter::on_event(int input, int stream, const Event& ev) {
+void TraceWriter::begin_input(int input, std::optional<uint64_t> first_ts) {
+    Input& in = impl_->inputs[static_cast<size_t>(input)];
+    if (!in.started.exchange(true)) impl_->start(in, first_ts);
+}
+
+TraceWriter::Stream& TraceWriter::stream(int input, int stream_id) {
+    std::lock_guard lock(impl_->mu);
+    Input& in = impl_->inputs[static_cast<size_t>(input)];
+    auto& s = in.streams[stream_id];
+    if (!s) {
+        s = std::make_unique<Stream>();
+        s->input = input;
+        s->seq.id = impl_->next_sequence++;
+        s->seq.machine = in.seq.machine;
+    }
+    return *s;
+}
+
+void TraceWriter::on_event(Stream& s, const Event& ev) {
     Impl& m = *impl_;
-    Input& in = m.inputs[static_cast<size_t>(input)];
     const uint64_t ts = ev.timestamp();
-    if (!in.started) [[unlikely]] {
-        in.first_ts = ts;
-        m.start(in, ts);
+    if (!s.any) [[unlikely]] {
+        s.any = true;
+        Input& in = m.inputs[static_cast<size_t>(s.input)];
+        if (!in.started.load(std::memory_order_acquire)) begin_input(s.input, ts);
     }
-    in.last_ts = ts;
-    if (static_cast<size_t>(stream) >= in.bundles.size()) in.bundles.resize(static_cast<size_t>(stream) + 1);
-    Bundle& b = in.bundles[static_cast<size_t>(stream)];
-    b.cpu = ev.cpu();
+    s.last_ts = ts;
+    s.cpu = ev.cpu();
     if (int64_t missed = ev.missed_before()) [[unlikely]] {
-        m.flush(in, b);
-        b.lost = true;
-        if (missed > 0) in.dropped[ev.cpu()] += static_cast<uint64_t>(missed);
+        m.flush(s);
+        s.lost = true;
+        if (missed > 0) s.dropped[ev.cpu()] += static_cast<uint64_t>(missed);
     }
-    const size_t at = begin_nested(b.events, field::kBundleEvent);
-    m.encoder.encode(ev, in.symbols, b.events);
-    end_nested(b.events, at);
-    ++m.events;
-    if (b.events.size() >= kBundleBytes) m.flush(in, b);
+    const size_t at = begin_nested(s.events, field::kBundleEvent);
+    s.encoder.encode(ev, s.seq.symbols, s.events);
+    end_nested(s.events, at);
+    ++s.count;
+    if (s.events.size() >= kBundleBytes) m.flush(s);
 }
 
 Status TraceWriter::finish() {
     Impl& m = *impl_;
-    for (Input& in : m.inputs) {
+    for (size_t i = 0; i < m.inputs.size(); ++i) {
+        Input& in = m.inputs[i];
         if (!in.declared) continue;
-        if (!in.started) m.start(in, std::nullopt);
-        for (Bundle& b : in.bundles) m.flush(in, b);
+        begin_input(static_cast<int>(i), std::nullopt);
+        for (auto& [id, s] : in.streams) m.flush(*s);
         m.stats(in);
     }
     m.write_out();
@@ -283,7 +322,10 @@ Status TraceWriter::finish() {
 }
 
 uint64_t TraceWriter::events() const noexcept {
-    return impl_->events;
+    uint64_t n = 0;
+    for (const Input& in : impl_->inputs)
+        for (const auto& [id, s] : in.streams) n += s->count;
+    return n;
 }
 uint64_t TraceWriter::bytes() const noexcept {
     return impl_->bytes + impl_->buf.size();
