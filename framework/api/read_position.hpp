@@ -22,7 +22,7 @@ struct ReadPosition {
 ReadPosition read_position(Trace& trace);
 
 // The engine's file behind a Trace (framework code that needs more than the SDK shows).
-const engine::TraceFile& trace_file(const Trace& trace);
+engine::TraceFile& trace_file(Trace& trace);
 
 // Pages of CPU data loaded by every iteration of the process, all traces together.
 uint64_t pages_loaded_in_process() noexcept;

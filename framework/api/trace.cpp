@@ -305,8 +305,8 @@ ReadPosition read_position(Trace& trace) {
     return p;
 }
 
-const engine::TraceFile& trace_file(const Trace& trace) {
-    return *const_cast<Trace&>(trace).impl().file;
+engine::TraceFile& trace_file(Trace& trace) {
+    return *trace.impl().file;
 }
 
 uint64_t pages_loaded_in_process() noexcept {

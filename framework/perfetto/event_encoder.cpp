@@ -7,6 +7,8 @@
 
 #include <ringscope/resolver.hpp>
 
+#include "framework/engine/print_dispatch.hpp"
+#include "framework/engine/trace_file.hpp"
 #include "framework/perfetto/ftrace_schema.hpp"
 #include "framework/perfetto/proto_writer.hpp"
 
@@ -83,7 +85,8 @@ std::vector<std::string> function_fields(std::string_view fmt) {
 
 namespace {
 
-enum class OpKind : uint8_t { string, sint, uint, ksym, array };
+// text: the event's formatted text after "IP: " (what report prints), for bprint.
+enum class OpKind : uint8_t { string, sint, uint, ksym, array, text };
 
 // One field of the event and how it is written.
 struct Op {
@@ -164,7 +167,7 @@ struct EventEncoder::Plan {
     FieldHandle flags;
 };
 
-EventEncoder::EventEncoder() = default;
+EventEncoder::EventEncoder(engine::TraceFile* file) : file_(file) {}
 EventEncoder::~EventEncoder() = default;
 
 const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
@@ -181,8 +184,23 @@ const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
             op.name = f.name;
             return op;
         };
+        // trace_printk: Perfetto's print event, with the text report prints (the binary arguments
+        // formatted by the trace's own printk formats) and the caller's address.
+        if (file_ && type.system == "ftrace" && type.name == "bprint" && type.handle("ip")) {
+            if (!printer_)
+                printer_ = std::make_unique<engine::PrintDispatch>(*file_, std::span<EventHandler* const>{});
+            Op ip = make_op(*type.find_field("ip"));
+            ip.kind = OpKind::uint;
+            ip.number = 1;
+            Op text;
+            text.kind = OpKind::text;
+            text.number = 2;
+            p->ops = {ip, text};
+            p->generic = false;
+            p->oneof = find_typed_event("ftrace", "print")->oneof_field;
+        }
         // Typed when every field has a fitting slot.
-        if (const TypedEvent* te = find_typed_event(type.system, type.name)) {
+        if (const TypedEvent* te = p->generic ? find_typed_event(type.system, type.name) : nullptr) {
             std::vector<Op> ops;
             bool ok = true;
             for (const auto& f : type.fields) {
@@ -274,6 +292,15 @@ void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string&
                 case OpKind::ksym:
                     put_uint(out, op.number, symbols.intern(ev, ev.u64(op.h)));
                     break;
+                case OpKind::text: {
+                    text_.clear();
+                    printer_->print_info(ev, text_);
+                    std::string_view t = text_.view();
+                    if (size_t colon = t.find(": "); colon != std::string_view::npos)
+                        t.remove_prefix(colon + 2);
+                    put_bytes(out, op.number, t);
+                    break;
+                }
                 case OpKind::array:
                     break;
             }
@@ -310,6 +337,8 @@ void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string&
                 if (!op.symbol_prefix.empty()) str_field(op.symbol_prefix, symbols.name(ev, v));
                 break;
             }
+            case OpKind::text:
+                break;
             case OpKind::array: {
                 std::span<const uint8_t> b = ev.bytes(op.h);
                 if (op.to_end) {

@@ -10,6 +10,12 @@
 #include <vector>
 
 #include <ringscope/event.hpp>
+#include <ringscope/text_buffer.hpp>
+
+namespace ringscope::engine {
+class PrintDispatch;
+class TraceFile;
+}  // namespace ringscope::engine
 
 namespace ringscope::perfetto {
 
@@ -29,7 +35,9 @@ std::vector<std::string> function_fields(std::string_view print_fmt);
 
 class EventEncoder {
   public:
-    EventEncoder();
+    // FILE (may be null) formats the text of trace_printk events (bprint): their arguments are
+    // binary, Perfetto's print event holds the text. It must outlive the encoder's events.
+    explicit EventEncoder(engine::TraceFile* file = nullptr);
     ~EventEncoder();
     EventEncoder(const EventEncoder&) = delete;
     EventEncoder& operator=(const EventEncoder&) = delete;
@@ -49,6 +57,9 @@ class EventEncoder {
     };
     static constexpr size_t kRecent = 256;
     Recent recent_[kRecent];
+    engine::TraceFile* file_ = nullptr;
+    std::unique_ptr<engine::PrintDispatch> printer_;  // made on the first bprint
+    TextBuffer text_;
 };
 
 }  // namespace ringscope::perfetto

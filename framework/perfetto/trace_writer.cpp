@@ -40,6 +40,8 @@ struct Input {
     std::atomic<bool> started{false};
     std::optional<uint64_t> first_ts;
     std::map<int, std::unique_ptr<TraceWriter::Stream>> streams;  // by stream id
+    // The file, while its events come (a run closes it before finish()): formats bprint texts.
+    engine::TraceFile* file = nullptr;
 };
 
 // trace-cmd's UNAME option: "SYSNAME NODE RELEASE MACHINE", some versions with the kernel's
@@ -88,6 +90,7 @@ std::map<std::string, std::string> parse_cpustat(std::string_view text) {
 
 class TraceWriter::Stream {
   public:
+    explicit Stream(engine::TraceFile* file) : encoder(file) {}
     Sequence seq;
     int input = 0;
     int cpu = 0;
@@ -249,11 +252,12 @@ Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& pa
     return std::unique_ptr<TraceWriter>(new TraceWriter(std::move(impl)));
 }
 
-void TraceWriter::add_input(int input, const engine::TraceFile& file) {
+void TraceWriter::add_input(int input, engine::TraceFile& file) {
     auto& v = impl_->inputs;
     while (static_cast<size_t>(input) >= v.size()) v.emplace_back();
     Input& in = v[static_cast<size_t>(input)];
     in.declared = true;
+    in.file = &file;
     in.uname = file.reader().options().uname;
     in.page_size = file.reader().page_size();
     in.cpus = file.cpu_count();
@@ -276,7 +280,7 @@ TraceWriter::Stream& TraceWriter::stream(int input, int stream_id) {
     Input& in = impl_->inputs[static_cast<size_t>(input)];
     auto& s = in.streams[stream_id];
     if (!s) {
-        s = std::make_unique<Stream>();
+        s = std::make_unique<Stream>(in.file);
         s->input = input;
         s->seq.id = impl_->next_sequence++;
         s->seq.machine = in.seq.machine;

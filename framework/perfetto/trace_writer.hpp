@@ -31,7 +31,7 @@ class TraceWriter {
     ~TraceWriter();
 
     // Declares input INPUT (0, 1, ... in order; 0 = the host) read from FILE, before its events.
-    void add_input(int input, const engine::TraceFile& file);
+    void add_input(int input, engine::TraceFile& file);
     // Writes what is known of the input before its events (system, task names), at FIRST_TS;
     // on_event() does it on the input's first event when the caller has not.
     void begin_input(int input, std::optional<uint64_t> first_ts);
