@@ -472,6 +472,55 @@ TEST(PerfettoConvert, RunOutputHoldsEveryEvent) {
     fs::remove_all(dir);
 }
 
+// The output decoded by protoc (protobuf-compiler) with tests/data/perfetto/trace_subset.proto,
+// Perfetto's own messages and numbers: it parses, every field is one Perfetto declares, and the
+// events per name are report's.
+TEST(PerfettoConvert, ProtocDecodesItWithPerfettosSchema) {
+    if (test::run_shell("protoc --version >/dev/null 2>&1").status != 0)
+        GTEST_SKIP() << "protoc (protobuf-compiler) is not installed";
+    const std::string bin = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
+    const fs::path dir =
+        fs::temp_directory_path() / ("ringscope-perfetto-protoc-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const std::string proto_dir = data("perfetto");
+    for (const std::vector<std::string>& files :
+         {std::vector<std::string>{data("traces/full.dat")},
+          {data("traces/function.dat")},
+          {data("traces/dropped.dat")},
+          {data("kvm/kvm-extra.dat")},
+          {data("kvm-agent/host.dat"), data("kvm-agent/host-vm2.dat")}}) {
+        SCOPED_TRACE(files.front());
+        const std::string out = (dir / "t.perfetto-trace").string();
+        ASSERT_EQ(test::run_shell("'" + bin + "' convert -q" + quoted(files) + " -o '" + out + "'").status,
+                  0);
+        auto r = test::run_shell("protoc --decode=perfetto.protos.Trace --proto_path='" + proto_dir +
+                                 "' trace_subset.proto < '" + out + "' 2>&1");
+        ASSERT_EQ(r.status, 0) << r.out.substr(0, 2000);
+        std::map<std::string, uint64_t> counts;
+        static const std::regex oneof(R"re(^      (\w+) \{$)re"),
+            generic_name(R"re(^        event_name: "(\w+)"$)re"), unknown(R"re(^\s*[0-9]+[: ])re");
+        std::istringstream in(r.out);
+        std::string line, pending;
+        std::smatch m;
+        size_t unknown_fields = 0;
+        while (std::getline(in, line)) {
+            if (std::regex_search(line, unknown)) ++unknown_fields;
+            if (std::regex_match(line, m, oneof)) {
+                if (m[1] == "generic")
+                    pending = "generic";
+                else
+                    ++counts[m[1]];
+            } else if (!pending.empty() && std::regex_match(line, m, generic_name)) {
+                ++counts[m[1]];
+                pending.clear();
+            }
+        }
+        EXPECT_EQ(unknown_fields, 0u) << "fields Perfetto does not declare";
+        EXPECT_EQ(counts, report_counts(files).by_name);
+    }
+    fs::remove_all(dir);
+}
+
 TEST(PerfettoConvert, BadInputIsOneLineAndNoOutput) {
     const std::string bin = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
     const fs::path dir = fs::temp_directory_path() / ("ringscope-perfetto-bad-" + std::to_string(::getpid()));
