@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev clang
   # The reference tools: oracles for the differential tests, never linked into the product.
   trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev libipt-dev
+  # protoc decodes convert's Perfetto traces in tests/perfetto (a decoder that is not ours).
+  protobuf-compiler
 )
 # The ClickHouse server for the export tests and benchmark (started by them, never as a service):
 # optional, the export cluster test skips with a message where it cannot be installed.

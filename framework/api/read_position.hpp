@@ -7,6 +7,10 @@
 
 #include <ringscope/trace.hpp>
 
+namespace ringscope::engine {
+class TraceFile;
+}
+
 namespace ringscope::api {
 
 struct ReadPosition {
@@ -16,6 +20,9 @@ struct ReadPosition {
 };
 
 ReadPosition read_position(Trace& trace);
+
+// The engine's file behind a Trace (framework code that needs more than the SDK shows).
+engine::TraceFile& trace_file(Trace& trace);
 
 // Pages of CPU data loaded by every iteration of the process, all traces together.
 uint64_t pages_loaded_in_process() noexcept;

@@ -305,6 +305,10 @@ ReadPosition read_position(Trace& trace) {
     return p;
 }
 
+engine::TraceFile& trace_file(Trace& trace) {
+    return *trace.impl().file;
+}
+
 uint64_t pages_loaded_in_process() noexcept {
     return engine::CpuStream::pages_loaded_in_process();
 }

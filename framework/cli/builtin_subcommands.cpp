@@ -13,6 +13,7 @@ const std::vector<Subcommand>& builtin_subcommands() {
         {"run", "run the analyses and outputs an ANALYSIS.yaml file describes", &run_run},
         {"sql", "query a run's SQLite output with SQL", &run_sql},
         {"export", "stream the events of trace files into ClickHouse, exactly once", &run_export},
+        {"convert", "write trace.dat files as a Perfetto protobuf trace", &run_convert},
         {"merge", "combine partial results (--partial) of an analysis into one result", &run_merge},
     };
     return table;

@@ -49,5 +49,6 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args);
 int run_sql(CliContext& ctx, const std::vector<std::string>& args);
 int run_export(CliContext& ctx, const std::vector<std::string>& args);
 int run_merge(CliContext& ctx, const std::vector<std::string>& args);
+int run_convert(CliContext& ctx, const std::vector<std::string>& args);
 
 }  // namespace ringscope::cli

@@ -19,6 +19,7 @@
 #include "framework/config/run_config.hpp"
 #include "framework/io/mapped_file.hpp"
 #include "framework/io/trace_dat_types.hpp"
+#include "framework/perfetto/trace_writer.hpp"
 #include "framework/plugin/plugin_paths.hpp"
 #include "framework/results/table_json.hpp"
 #include "framework/sinks/atomic_output.hpp"
@@ -215,7 +216,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         }
         // The event pass reads trace.dat files only; other inputs (Intel PT) feed their own analyses.
         if (!pass.empty() || !cfg.outputs.sqlite.empty() || !cfg.outputs.perfetto.empty() ||
-            !cfg.outputs.html.empty()) {
+            !cfg.outputs.perfetto_trace.empty() || !cfg.outputs.html.empty()) {
             for (const auto& in : cfg.inputs) {
                 auto f = io::MappedFile::open(in.path);
                 if (f && !io::has_trace_dat_magic((*f)->bytes()))
@@ -264,7 +265,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         return kExitRuntime;
     };
     for (const std::string* o : {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv, &cfg.outputs.sqlite,
-                                 &cfg.outputs.perfetto, &cfg.outputs.html}) {
+                                 &cfg.outputs.perfetto, &cfg.outputs.html, &cfg.outputs.perfetto_trace}) {
         fs::path parent = fs::path(*o).parent_path();
         std::error_code ec;
         if (!o->empty() && !parent.empty() && !fs::create_directories(parent, ec) && ec)
@@ -291,11 +292,17 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         perfetto = std::move(*s);
         event_sinks.push_back(perfetto.get());
     }
+    std::unique_ptr<perfetto::TraceWriter> perfetto_trace;
+    if (!cfg.outputs.perfetto_trace.empty()) {
+        auto w = perfetto::TraceWriter::create(cfg.outputs.perfetto_trace);
+        if (!w) return fail(w.error());
+        perfetto_trace = std::move(*w);
+    }
     std::vector<config::AnalysisTables> pass_tables;
     api::ReadPosition read;
     uint64_t events = 0;
     // Analyses of other inputs (Intel PT) need no event pass when nothing else asks for one.
-    if (!pass.empty() || sqlite || perfetto || !cfg.outputs.html.empty()) {
+    if (!pass.empty() || sqlite || perfetto || perfetto_trace || !cfg.outputs.html.empty()) {
         TraceOpenOptions o;
         o.load_plugins = false;
         o.resolvers = &resolvers;
@@ -310,6 +317,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                                              t->cpu_count());
                     !st)
                     return fail(st.error());
+            if (perfetto_trace) perfetto_trace->add_input(static_cast<int>(i), api::trace_file(*t));
             traces.push_back(std::move(*t));
         }
         std::vector<Trace*> ptrs;
@@ -319,6 +327,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
             int input = static_cast<int>(&t - traces.data());
             for (auto* s : event_sinks) s->on_event(input, ev);
+            if (perfetto_trace) perfetto_trace->on_event(input, ev.cpu(), ev);
             pass.on_event(ev);
             if ((++events & 255) == 0 && progress.enabled()) {
                 api::ReadPosition p = read_position(traces);
@@ -357,6 +366,8 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         if (Status s = sqlite->finish(); !s) return fail(s.error());
     if (perfetto)
         if (Status s = perfetto->finish(); !s) return fail(s.error());
+    if (perfetto_trace)
+        if (Status s = perfetto_trace->finish(); !s) return fail(s.error());
     std::vector<ResultTable> tables;
     for (const auto& r : results) tables.insert(tables.end(), r.tables.begin(), r.tables.end());
     if (!cfg.outputs.text.empty())
@@ -403,8 +414,9 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                      sinks::ProgressBar::bytes_text(read.bytes_total).c_str(),
                      static_cast<unsigned long long>(pages_loaded),
                      static_cast<unsigned long long>(read.pages_total));
-        for (const std::string* o : {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv,
-                                     &cfg.outputs.sqlite, &cfg.outputs.perfetto, &cfg.outputs.html})
+        for (const std::string* o :
+             {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv, &cfg.outputs.sqlite,
+              &cfg.outputs.perfetto, &cfg.outputs.html, &cfg.outputs.perfetto_trace})
             if (!o->empty()) std::fprintf(stderr, "  wrote %s\n", o->c_str());
     }
     return kExitOk;

@@ -208,7 +208,8 @@ class Loader {
             const YAML::Node& co = outputs;
             if (co.IsMap() && co["dir"])
                 if (auto s = scalar(co["dir"], "outputs.dir")) out_dir = *s;
-            keys(outputs, "outputs", {"dir", "text", "json", "csv", "sqlite", "perfetto", "html"},
+            keys(outputs, "outputs",
+                 {"dir", "text", "json", "csv", "sqlite", "perfetto", "perfetto-trace", "html"},
                  [&](const std::string& k, const YAML::Node&, const YAML::Node& v) {
                      if (k == "dir") return;
                      auto s = scalar(v, "outputs." + k);
@@ -217,12 +218,13 @@ class Loader {
                      // the same study run from elsewhere writes there. Folders are made at run time.
                      std::string p = *s;
                      if (!out_dir.empty() && !fs::path(p).is_absolute()) p = (fs::path(out_dir) / p).string();
-                     std::string* slot = k == "text"     ? &c.outputs.text
-                                         : k == "json"   ? &c.outputs.json
-                                         : k == "csv"    ? &c.outputs.csv
-                                         : k == "sqlite" ? &c.outputs.sqlite
-                                         : k == "html"   ? &c.outputs.html
-                                                         : &c.outputs.perfetto;
+                     std::string* slot = k == "text"             ? &c.outputs.text
+                                         : k == "json"           ? &c.outputs.json
+                                         : k == "csv"            ? &c.outputs.csv
+                                         : k == "sqlite"         ? &c.outputs.sqlite
+                                         : k == "html"           ? &c.outputs.html
+                                         : k == "perfetto-trace" ? &c.outputs.perfetto_trace
+                                                                 : &c.outputs.perfetto;
                      *slot = p;
                  });
         }

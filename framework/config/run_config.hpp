@@ -58,6 +58,7 @@ struct AnalysisRun {
 struct OutputSpec {
     // Relative to the working directory (and outputs.dir); empty = not written.
     std::string text, json, csv, sqlite, perfetto, html;
+    std::string perfetto_trace;  // Perfetto's protobuf trace (framework/perfetto)
 };
 
 struct RunConfig {

@@ -61,6 +61,7 @@ class TraceFile final : public TraceContext {
     TimeConverter& clock() noexcept { return clock_; }
     const TimeConverter& clock() const noexcept { return clock_; }
     CommTable& comms() noexcept { return comms_; }
+    const CommTable& comms() const noexcept { return comms_; }
     symbols::ResolverRegistry& own_resolvers() noexcept { return own_resolvers_; }
     // Event formats that did not parse (libtraceevent drops them too), "system: error" (parses
     // every format on the first call).

@@ -1,0 +1,107 @@
+// `ringscope convert FILE... -o OUT.perfetto-trace`: trace.dat files -> one Perfetto protobuf trace
+// (framework/perfetto). Every event `report` prints becomes one FtraceEvent: the CPU streams of
+// every file and buffer `report` merges, each encoded on its own (bundles are per stream, so no
+// time merge is needed), on up to -j threads.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+#include "framework/cli/cli_context.hpp"
+#include "framework/cli/option_parsing.hpp"
+#include "framework/engine/parallel_for.hpp"
+#include "framework/engine/trace_set.hpp"
+#include "framework/perfetto/trace_writer.hpp"
+
+namespace po = boost::program_options;
+
+namespace ringscope::cli {
+
+int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
+    po::options_description opts(
+        "usage: ringscope convert FILE... -o OUT.perfetto-trace [-j N] [-q]\n\n"
+        "Writes the events of trace.dat files as a Perfetto trace (protobuf), for ui.perfetto.dev and\n"
+        "trace_processor: per-CPU ftrace event bundles, typed where Perfetto defines the event, every\n"
+        "other event generic with all its fields; task names, ftrace stats (dropped events), kernel\n"
+        "symbols of workqueue functions. Several files (a host and its guests): each after the first\n"
+        "is a machine of its own, on the host's time line. CPU streams are encoded on N threads\n"
+        "(default: the cores); the packets' order in the file then varies, not their content.\n"
+        "See framework/perfetto/README.md.\n\nOptions");
+    opts.add_options()("help,h", "this text")("output,o", po::value<std::string>(), "the trace to write")(
+        "jobs,j", po::value<unsigned>()->default_value(0), "threads (0: the cores)")(
+        "quiet,q", "no summary line")("files", po::value<std::vector<std::string>>(), "trace.dat files");
+    po::positional_options_description pos;
+    pos.add("files", -1);
+    po::variables_map vm;
+    if (int rc = parse_options(ctx, "convert", opts, pos, args, vm); rc >= 0) return rc;
+    if (!vm.count("files")) {
+        ctx.error("convert: no trace file given (see ringscope convert --help)");
+        return kExitUsage;
+    }
+    if (!vm.count("output")) {
+        ctx.error("convert: -o OUT.perfetto-trace is required (see ringscope convert --help)");
+        return kExitUsage;
+    }
+    const auto files = vm["files"].as<std::vector<std::string>>();
+    const std::string out = vm["output"].as<std::string>();
+    auto fail = [&](const Error& e) {
+        ctx.error("convert: " + e.to_string());
+        return kExitRuntime;
+    };
+
+    engine::TraceSet set;
+    for (const auto& f : files)
+        if (Status st = set.add_file(f, engine::OpenOptions{}); !st) return fail(st.error());
+    set.pair_guests();  // a guest's functions come from its own file's kallsyms
+    engine::EventMerger merger;
+    if (Status st = set.build_merger(set.buffer_order(), {}, merger); !st) return fail(st.error());
+
+    auto writer = perfetto::TraceWriter::create(out);
+    if (!writer) return fail(writer.error());
+    for (size_t i = 0; i < set.size(); ++i) (*writer)->add_input(static_cast<int>(i), set.file(i));
+
+    // The metadata packets get the time of their input's first event.
+    auto& sources = merger.sources();
+    std::vector<perfetto::TraceWriter::Stream*> streams;
+    std::vector<std::optional<uint64_t>> first(set.size());
+    for (size_t k = 0; k < sources.size(); ++k) {
+        auto& src = sources[k];
+        streams.push_back(&(*writer)->stream(static_cast<int>(src.file_index), static_cast<int>(k)));
+        if (const engine::Record* r = src.stream.peek()) {
+            auto& f = first[src.file_index];
+            f = f ? std::min(*f, r->ts) : r->ts;
+        }
+    }
+    for (size_t i = 0; i < set.size(); ++i) (*writer)->begin_input(static_cast<int>(i), first[i]);
+
+    const unsigned jobs = vm["jobs"].as<unsigned>();
+    const int threads = static_cast<int>(jobs ? jobs : std::max(1u, std::thread::hardware_concurrency()));
+    std::atomic<uint64_t> unknown{0};
+    engine::parallel_for(sources.size(), threads, [&](size_t k) {
+        engine::MergeSource& src = sources[k];
+        engine::TraceFile& file = *src.file;
+        uint64_t skipped = 0;
+        while (const engine::Record* rec = src.stream.peek()) {
+            if (const EventType* type = file.type_of(rec->data, rec->size)) {
+                Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
+                (*writer)->on_event(*streams[k], ev);
+            } else {
+                ++skipped;  // report skips these too
+            }
+            src.stream.advance();
+        }
+        unknown += skipped;
+    });
+    if (Status st = merger.status(); !st) return fail(st.error());
+    if (Status st = (*writer)->finish(); !st) return fail(st.error());
+    if (unknown)
+        std::fprintf(stderr, "%s convert: %llu records with an event id that has no format were skipped\n",
+                     ctx.program.c_str(), static_cast<unsigned long long>(unknown.load()));
+    if (!vm.count("quiet"))
+        std::fprintf(stderr, "%s: %llu events, %llu bytes\n", out.c_str(),
+                     static_cast<unsigned long long>((*writer)->events()),
+                     static_cast<unsigned long long>((*writer)->bytes()));
+    return kExitOk;
+}
+
+}  // namespace ringscope::cli

@@ -1,0 +1,362 @@
+#include "framework/perfetto/event_encoder.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
+#include <ringscope/resolver.hpp>
+
+#include "framework/engine/print_dispatch.hpp"
+#include "framework/engine/trace_file.hpp"
+#include "framework/perfetto/ftrace_schema.hpp"
+#include "framework/perfetto/proto_writer.hpp"
+
+namespace ringscope::perfetto {
+
+const std::string& SymbolInterner::name(const Event& ev, uint64_t addr) {
+    auto [it, added] = names.try_emplace(addr);
+    if (added) {
+        if (auto s = ev.context().resolvers().lookup(kKernelDomain, addr))
+            it->second = ResolverService::format(*s, addr);
+        if (it->second.empty()) {
+            char buf[24];
+            std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(addr));
+            it->second = buf;
+        }
+    }
+    return it->second;
+}
+
+uint64_t SymbolInterner::intern(const Event& ev, uint64_t addr) {
+    auto [it, added] = ids.try_emplace(addr, ids.size() + 1);  // iid 0 means "not set"
+    if (added) pending.emplace_back(it->second, name(ev, addr));
+    return it->second;
+}
+
+std::vector<std::string> function_fields(std::string_view fmt) {
+    // The quoted format, then the arguments separated by top-level commas.
+    std::vector<std::string> out;
+    size_t q = fmt.find('"');
+    if (q == std::string_view::npos) return out;
+    size_t end = q + 1;
+    while (end < fmt.size() && fmt[end] != '"') end += fmt[end] == '\\' ? 2 : 1;
+    if (end >= fmt.size()) return out;
+    std::vector<bool> is_function;  // per conversion
+    const std::string_view text = fmt.substr(q + 1, end - q - 1);
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') continue;
+        if (i + 1 < text.size() && text[i + 1] == '%') {
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < text.size() && std::strchr("-+ #0123456789.*lhzjt", text[j])) ++j;
+        if (j >= text.size()) break;
+        const bool fn = text[j] == 'p' && j + 1 < text.size() && std::strchr("sSfFB", text[j + 1]);
+        is_function.push_back(fn);
+        i = fn ? j + 1 : j;
+    }
+    std::vector<std::string_view> args;
+    int depth = 0;
+    size_t start = end + 1;
+    for (size_t i = end + 1; i <= fmt.size(); ++i) {
+        const char c = i < fmt.size() ? fmt[i] : ',';
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if (c == ',' && depth == 0) {
+            if (i > start) args.push_back(fmt.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    for (size_t k = 0; k < is_function.size() && k < args.size(); ++k) {
+        if (!is_function[k]) continue;
+        std::string_view a = args[k];
+        const size_t r = a.find("REC->");
+        if (r == std::string_view::npos) continue;
+        size_t e = r + 5;
+        while (e < a.size() && (std::isalnum(static_cast<unsigned char>(a[e])) || a[e] == '_')) ++e;
+        std::string_view rest = a.substr(e);
+        while (!rest.empty() && (rest.front() == ' ' || rest.front() == ')')) rest.remove_prefix(1);
+        if (rest.empty()) out.emplace_back(a.substr(r + 5, e - r - 5));  // the field itself, no arithmetic
+    }
+    return out;
+}
+
+namespace {
+
+// text: the event's formatted text after "IP: " (what report prints), for bprint.
+enum class OpKind : uint8_t { string, sint, uint, ksym, array, text };
+
+// One field of the event and how it is written.
+struct Op {
+    OpKind kind = OpKind::uint;
+    FieldHandle h;
+    uint32_t number = 0;     // typed: the message's field number
+    bool to_end = false;     // "char buf[]" of size 0: the bytes up to the end of the record
+    std::string name;        // generic: the field's name
+    std::string prefix;      // generic: its GenericFtraceEvent.Field.name, encoded
+    uint32_t elem_size = 0;  // arrays
+    bool elem_signed = false;
+    std::string symbol_prefix;  // generic, a kernel function: "NAME_symbol"'s name, encoded
+};
+
+bool is_char_string(const FieldInfo& f) {
+    return (f.flags & kFieldString) && f.type.find("char") != std::string::npos;
+}
+
+bool is_scalar(const FieldInfo& f) {
+    return !(f.flags & (kFieldArray | kFieldDynamic | kFieldRelLoc)) &&
+           (f.size == 1 || f.size == 2 || f.size == 4 || f.size == 8);
+}
+
+// Whether the kernel field's every value fits the typed slot unchanged.
+bool fits(const FieldInfo& f, ProtoType t) {
+    const bool sign = f.is_signed();
+    switch (t) {
+        case ProtoType::string:
+            return is_char_string(f);
+        case ProtoType::int32:
+            return is_scalar(f) && (sign ? f.size <= 4 : f.size < 4);
+        case ProtoType::int64:
+            return is_scalar(f) && (sign || f.size < 8);
+        case ProtoType::uint32:
+            return is_scalar(f) && !sign && f.size <= 4;
+        case ProtoType::uint64:
+        case ProtoType::ksym:
+            return is_scalar(f) && !sign;
+    }
+    return false;
+}
+
+std::string encoded_name(std::string_view name) {
+    std::string s;
+    put_bytes(s, field::kGenericFieldName, name);
+    return s;
+}
+
+std::string_view string_value(const Event& ev, const Op& op) {
+    if (!op.to_end) return ev.str(op.h);
+    auto p = ev.payload();
+    if (op.h.offset >= p.size()) return {};
+    const char* s = reinterpret_cast<const char*>(p.data() + op.h.offset);
+    return {s, strnlen(s, p.size() - op.h.offset)};
+}
+
+uint64_t element(std::span<const uint8_t> b, size_t i, uint32_t size, bool sign, bool big_endian) {
+    uint64_t v = 0;
+    const uint8_t* p = b.data() + i * size;
+    for (uint32_t k = 0; k < size; ++k) {
+        const uint32_t byte = big_endian ? size - 1 - k : k;
+        v |= static_cast<uint64_t>(p[k]) << (8 * byte);
+    }
+    if (sign && size < 8) {
+        const unsigned shift = 64 - 8 * size;
+        v = static_cast<uint64_t>(static_cast<int64_t>(v << shift) >> shift);
+    }
+    return v;
+}
+
+}  // namespace
+
+struct EventEncoder::Plan {
+    uint32_t oneof = field::kEventGeneric;
+    bool generic = true;
+    std::string head;  // generic: event_name, encoded
+    std::vector<Op> ops;
+    FieldHandle flags;
+};
+
+EventEncoder::EventEncoder(engine::TraceFile* file) : file_(file) {}
+EventEncoder::~EventEncoder() = default;
+
+const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
+    Recent& recent = recent_[type.id % kRecent];
+    if (recent.type == &type) return *recent.plan;
+    auto& slot = plans_[&type];
+    if (!slot) {
+        auto p = std::make_unique<Plan>();
+        p->flags = type.handle("common_flags");
+        auto make_op = [&](const FieldInfo& f) {
+            Op op;
+            op.h = FieldHandle{f.offset, f.size, f.flags, true};
+            op.to_end = (f.flags & kFieldArray) && f.size == 0;
+            op.name = f.name;
+            return op;
+        };
+        // trace_printk: Perfetto's print event, with the text report prints (the binary arguments
+        // formatted by the trace's own printk formats) and the caller's address.
+        if (file_ && type.system == "ftrace" && type.name == "bprint" && type.handle("ip")) {
+            if (!printer_)
+                printer_ = std::make_unique<engine::PrintDispatch>(*file_, std::span<EventHandler* const>{});
+            Op ip = make_op(*type.find_field("ip"));
+            ip.kind = OpKind::uint;
+            ip.number = 1;
+            Op text;
+            text.kind = OpKind::text;
+            text.number = 2;
+            p->ops = {ip, text};
+            p->generic = false;
+            p->oneof = find_typed_event("ftrace", "print")->oneof_field;
+        }
+        // Typed when every field has a fitting slot.
+        if (const TypedEvent* te = p->generic ? find_typed_event(type.system, type.name) : nullptr) {
+            std::vector<Op> ops;
+            bool ok = true;
+            for (const auto& f : type.fields) {
+                const TypedField* slot_field = nullptr;
+                for (const auto& tf : te->fields)
+                    if (tf.name == f.name) slot_field = &tf;
+                const bool to_end = (f.flags & kFieldArray) && f.size == 0 && is_char_string(f);
+                if (!slot_field ||
+                    !(to_end ? slot_field->type == ProtoType::string : fits(f, slot_field->type))) {
+                    ok = false;
+                    break;
+                }
+                Op op = make_op(f);
+                op.number = slot_field->number;
+                switch (slot_field->type) {
+                    case ProtoType::string:
+                        op.kind = OpKind::string;
+                        break;
+                    case ProtoType::int32:
+                    case ProtoType::int64:
+                        op.kind = OpKind::sint;
+                        break;
+                    case ProtoType::uint32:
+                    case ProtoType::uint64:
+                        op.kind = OpKind::uint;
+                        break;
+                    case ProtoType::ksym:
+                        op.kind = OpKind::ksym;
+                        break;
+                }
+                ops.push_back(std::move(op));
+            }
+            if (ok) {
+                p->generic = false;
+                p->oneof = te->oneof_field;
+                p->ops = std::move(ops);
+            }
+        }
+        if (p->generic) {
+            put_bytes(p->head, field::kGenericEventName, type.name);
+            const std::vector<std::string> functions = function_fields(type.print_fmt);
+            for (const auto& f : type.fields) {
+                Op op = make_op(f);
+                op.prefix = encoded_name(f.name);
+                if (is_scalar(f) && !f.is_signed() &&
+                    std::find(functions.begin(), functions.end(), f.name) != functions.end())
+                    op.symbol_prefix = encoded_name(f.name + "_symbol");
+                if (is_char_string(f)) {
+                    op.kind = OpKind::string;
+                } else if (is_scalar(f)) {
+                    op.kind = f.is_signed() ? OpKind::sint : OpKind::uint;
+                } else {
+                    // Other arrays: one field per element, "name[i]".
+                    op.kind = OpKind::array;
+                    op.elem_size =
+                        f.elem_size == 1 || f.elem_size == 2 || f.elem_size == 4 || f.elem_size == 8
+                            ? f.elem_size
+                            : 1;
+                    op.elem_signed = f.is_signed();
+                }
+                p->ops.push_back(std::move(op));
+            }
+        }
+        slot = std::move(p);
+    }
+    recent = {&type, slot.get()};
+    return *slot;
+}
+
+void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string& out) {
+    const Plan& p = plan(ev.type());
+    put_uint(out, field::kEventTimestamp, ev.timestamp());
+    put_uint(out, field::kEventPid, static_cast<uint32_t>(ev.pid()));
+    if (p.flags)
+        if (uint64_t flags = ev.u64(p.flags)) put_uint(out, field::kEventCommonFlags, flags);
+    const size_t body = begin_nested(out, p.oneof);
+    if (!p.generic) {
+        for (const Op& op : p.ops) {
+            switch (op.kind) {
+                case OpKind::string:
+                    put_bytes(out, op.number, string_value(ev, op));
+                    break;
+                case OpKind::sint:
+                    put_int(out, op.number, ev.i64(op.h));
+                    break;
+                case OpKind::uint:
+                    put_uint(out, op.number, ev.u64(op.h));
+                    break;
+                case OpKind::ksym:
+                    put_uint(out, op.number, symbols.intern(ev, ev.u64(op.h)));
+                    break;
+                case OpKind::text: {
+                    text_.clear();
+                    printer_->print_info(ev, text_);
+                    std::string_view t = text_.view();
+                    if (size_t colon = t.find(": "); colon != std::string_view::npos)
+                        t.remove_prefix(colon + 2);
+                    put_bytes(out, op.number, t);
+                    break;
+                }
+                case OpKind::array:
+                    break;
+            }
+        }
+        end_nested(out, body);
+        return;
+    }
+    out += p.head;
+    // GenericFtraceEvent.Field: its name (encoded once per type), then one value.
+    auto uint_field = [&](std::string_view prefix, uint32_t number, uint64_t v) {
+        put_varint(out, tag(field::kGenericField, WireType::len));
+        put_varint(out, prefix.size() + uint_field_size(number, v));
+        out += prefix;
+        put_uint(out, number, v);
+    };
+    auto str_field = [&](std::string_view prefix, std::string_view text) {
+        put_varint(out, tag(field::kGenericField, WireType::len));
+        put_varint(out, prefix.size() + bytes_field_size(field::kGenericFieldStr, text.size()));
+        out += prefix;
+        put_bytes(out, field::kGenericFieldStr, text);
+    };
+    for (const Op& op : p.ops) {
+        switch (op.kind) {
+            case OpKind::string:
+                str_field(op.prefix, string_value(ev, op));
+                break;
+            case OpKind::sint:
+                uint_field(op.prefix, field::kGenericFieldInt, static_cast<uint64_t>(ev.i64(op.h)));
+                break;
+            case OpKind::uint:
+            case OpKind::ksym: {
+                const uint64_t v = ev.u64(op.h);
+                uint_field(op.prefix, field::kGenericFieldUint, v);
+                if (!op.symbol_prefix.empty()) str_field(op.symbol_prefix, symbols.name(ev, v));
+                break;
+            }
+            case OpKind::text:
+                break;
+            case OpKind::array: {
+                std::span<const uint8_t> b = ev.bytes(op.h);
+                if (op.to_end) {
+                    auto pl = ev.payload();
+                    b = op.h.offset < pl.size() ? pl.subspan(op.h.offset) : std::span<const uint8_t>{};
+                }
+                const bool big = ev.context().big_endian();
+                const size_t n = b.size() / op.elem_size;
+                for (size_t i = 0; i < n; ++i) {
+                    const uint64_t v = element(b, i, op.elem_size, op.elem_signed, big);
+                    uint_field(encoded_name(op.name + "[" + std::to_string(i) + "]"),
+                               op.elem_signed ? field::kGenericFieldInt : field::kGenericFieldUint, v);
+                }
+                break;
+            }
+        }
+    }
+    end_nested(out, body);
+}
+
+}  // namespace ringscope::perfetto

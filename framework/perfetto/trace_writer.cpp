@@ -1,0 +1,338 @@
+#include "framework/perfetto/trace_writer.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <initializer_list>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "framework/engine/trace_file.hpp"
+#include "framework/perfetto/event_encoder.hpp"
+#include "framework/perfetto/ftrace_schema.hpp"
+#include "framework/perfetto/proto_writer.hpp"
+#include "framework/sinks/atomic_output.hpp"
+
+namespace ringscope::perfetto {
+namespace {
+
+// A packet sequence: its id, machine, and what it has interned.
+struct Sequence {
+    uint32_t id = 0;
+    uint32_t machine = 0;
+    bool first_packet = true;
+    SymbolInterner symbols;
+};
+
+struct Input {
+    bool declared = false;
+    // What the writer needs of the file, copied when the input is declared (a run may close its
+    // files before it finishes the outputs).
+    std::optional<std::string> uname;
+    uint32_t page_size = 0;
+    int cpus = 0;
+    std::vector<std::string> cpustats;
+    std::vector<std::pair<int, std::string>> tasks;  // saved task names, by pid
+    Sequence seq;
+    std::atomic<bool> started{false};
+    std::optional<uint64_t> first_ts;
+    std::map<int, std::unique_ptr<TraceWriter::Stream>> streams;  // by stream id
+    // The file, while its events come (a run closes it before finish()): formats bprint texts.
+    engine::TraceFile* file = nullptr;
+};
+
+// trace-cmd's UNAME option: "SYSNAME NODE RELEASE MACHINE", some versions with the kernel's
+// version (several words) before the machine.
+void put_utsname(std::string& out, std::string_view uname) {
+    std::vector<std::string_view> words;
+    size_t i = 0;
+    while (i < uname.size()) {
+        size_t j = uname.find(' ', i);
+        if (j == std::string_view::npos) j = uname.size();
+        if (j > i) words.push_back(uname.substr(i, j - i));
+        i = j + 1;
+    }
+    if (words.size() < 4) return;
+    std::string uts;
+    put_bytes(uts, field::kUtsSysname, words[0]);
+    if (words.size() > 4) {
+        const char* vb = words[3].data();
+        const char* ve = words[words.size() - 2].data() + words[words.size() - 2].size();
+        put_bytes(uts, field::kUtsVersion, std::string_view(vb, static_cast<size_t>(ve - vb)));
+    }
+    put_bytes(uts, field::kUtsRelease, words[2]);
+    put_bytes(uts, field::kUtsMachine, words.back());
+    put_bytes(out, field::kSystemInfoUtsname, uts);
+}
+
+// A CPUSTAT option (per_cpu/cpuN/stats): "key: value" lines.
+std::map<std::string, std::string> parse_cpustat(std::string_view text) {
+    std::map<std::string, std::string> kv;
+    size_t i = 0;
+    while (i < text.size()) {
+        size_t e = text.find('\n', i);
+        if (e == std::string_view::npos) e = text.size();
+        std::string_view line = text.substr(i, e - i);
+        if (size_t c = line.find(':'); c != std::string_view::npos) {
+            std::string_view v = line.substr(c + 1);
+            while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+            kv[std::string(line.substr(0, c))] = std::string(v);
+        }
+        i = e + 1;
+    }
+    return kv;
+}
+
+}  // namespace
+
+class TraceWriter::Stream {
+  public:
+    explicit Stream(engine::TraceFile* file) : encoder(file) {}
+    Sequence seq;
+    int input = 0;
+    int cpu = 0;
+    bool lost = false;   // events were dropped just before the bundle's first one
+    std::string events;  // the bundle being filled
+    EventEncoder encoder;
+    uint64_t count = 0, last_ts = 0;
+    bool any = false;
+    std::map<int, uint64_t> dropped;  // CPU -> events the trace says were lost (known counts)
+    std::string head, prefix, tail;   // scratch
+};
+
+struct TraceWriter::Impl {
+    explicit Impl(std::string path) : out(std::move(path)) {}
+
+    sinks::AtomicOutput out;
+    std::FILE* file = nullptr;
+    std::mutex mu;  // the output buffer and file, stream creation
+    std::string buf;
+    std::deque<Input> inputs;
+    uint32_t next_sequence = 1;
+    uint64_t bytes = 0;
+    bool write_failed = false;
+
+    void write_out() {
+        if (buf.empty()) return;
+        if (std::fwrite(buf.data(), 1, buf.size(), file) != buf.size()) write_failed = true;
+        bytes += buf.size();
+        buf.clear();
+    }
+
+    // One TracePacket of sequence SEQ: BODY (its fields, in pieces), then the sequence fields
+    // and any kernel symbols interned since its last packet. TAIL is the caller's scratch.
+    void packet(Sequence& seq, std::initializer_list<std::string_view> body, bool needs_state,
+                std::optional<uint64_t> ts, std::string& tail) {
+        tail.clear();
+        if (ts) put_uint(tail, field::kPacketTimestamp, *ts);
+        put_uint(tail, field::kPacketSequenceId, seq.id);
+        if (seq.first_packet)
+            put_uint(tail, field::kPacketSequenceFlags, field::kSeqIncrementalStateCleared);
+        else if (needs_state)
+            put_uint(tail, field::kPacketSequenceFlags, field::kSeqNeedsIncrementalState);
+        seq.first_packet = false;
+        if (!seq.symbols.pending.empty()) {
+            std::string interned, entry;
+            for (const auto& [iid, name] : seq.symbols.pending) {
+                entry.clear();
+                put_uint(entry, field::kInternedStringIid, iid);
+                put_bytes(entry, field::kInternedStringStr, name);
+                put_bytes(interned, field::kInternedKernelSymbols, entry);
+            }
+            seq.symbols.pending.clear();
+            put_bytes(tail, field::kPacketInternedData, interned);
+        }
+        if (seq.machine) put_uint(tail, field::kPacketMachineId, seq.machine);
+        size_t size = tail.size();
+        for (auto b : body) size += b.size();
+        std::lock_guard lock(mu);
+        put_varint(buf, tag(field::kTracePacket, WireType::len));
+        put_varint(buf, size);
+        for (auto b : body) buf.append(b.data(), b.size());
+        buf += tail;
+        if (buf.size() >= (1u << 20)) write_out();
+    }
+
+    void flush(Stream& s) {
+        if (s.events.empty() && !s.lost) return;
+        s.head.clear();
+        put_uint(s.head, field::kBundleCpu, static_cast<uint32_t>(s.cpu));
+        if (s.lost) put_uint(s.head, field::kBundleLostEvents, 1);
+        s.prefix.clear();
+        put_varint(s.prefix, tag(field::kPacketFtraceEvents, WireType::len));
+        put_varint(s.prefix, s.head.size() + s.events.size());
+        s.prefix += s.head;
+        packet(s.seq, {s.prefix, s.events}, true, std::nullopt, s.tail);
+        s.events.clear();
+        s.lost = false;
+    }
+
+    // What is known of the input before its events: system and task names.
+    void start(Input& in, std::optional<uint64_t> ts) {
+        in.first_ts = ts;
+        std::string info, body, tail;
+        if (in.uname) put_utsname(info, *in.uname);
+        put_uint(info, field::kSystemInfoPageSize, in.page_size);
+        put_uint(info, field::kSystemInfoNumCpus, static_cast<uint32_t>(in.cpus));
+        put_bytes(body, field::kPacketSystemInfo, info);
+        packet(in.seq, {body}, false, ts, tail);
+
+        // trace.dat keeps no thread groups: each task is its own group (tgid = tid) for Perfetto.
+        std::string tree, thread;
+        for (const auto& [pid, comm] : in.tasks) {
+            thread.clear();
+            put_int(thread, field::kThreadTid, pid);
+            put_bytes(thread, field::kThreadName, comm);
+            put_int(thread, field::kThreadTgid, pid);
+            put_bytes(tree, field::kTreeThreads, thread);
+        }
+        body.clear();
+        put_bytes(body, field::kPacketProcessTree, tree);
+        packet(in.seq, {body}, false, ts, tail);
+    }
+
+    // Ftrace stats: START_OF_TRACE with nothing lost, END_OF_TRACE with the drops the trace
+    // records per CPU as `overrun` (what report's "[N EVENTS DROPPED]" lines add up to) and the
+    // rest of the kernel's per-CPU stats the file saved (CPUSTAT).
+    void stats(Input& in) {
+        std::map<int, uint64_t> dropped;
+        std::optional<uint64_t> last_ts;
+        for (const auto& [id, s] : in.streams) {
+            for (const auto& [cpu, n] : s->dropped) dropped[cpu] += n;
+            if (s->any && (!last_ts || s->last_ts > *last_ts)) last_ts = s->last_ts;
+        }
+        const auto& cpustats = in.cpustats;
+        const int cpus = in.cpus;
+        for (uint32_t phase : {field::kPhaseStartOfTrace, field::kPhaseEndOfTrace}) {
+            std::string s, cpu;
+            put_uint(s, field::kStatsPhase, phase);
+            for (int c = 0; c < cpus; ++c) {
+                cpu.clear();
+                put_uint(cpu, field::kCpuStatsCpu, static_cast<uint64_t>(c));
+                const bool end = phase == field::kPhaseEndOfTrace;
+                put_uint(cpu, field::kCpuStatsOverrun, end && dropped.count(c) ? dropped[c] : 0);
+                if (end && static_cast<size_t>(c) < cpustats.size()) {
+                    auto kv = parse_cpustat(cpustats[static_cast<size_t>(c)]);
+                    auto num = [&](const char* key, uint32_t number) {
+                        if (auto it = kv.find(key); it != kv.end())
+                            put_uint(cpu, number, std::strtoull(it->second.c_str(), nullptr, 10));
+                    };
+                    auto real = [&](const char* key, uint32_t number) {
+                        if (auto it = kv.find(key); it != kv.end())
+                            put_double(cpu, number, std::strtod(it->second.c_str(), nullptr));
+                    };
+                    num("entries", field::kCpuStatsEntries);
+                    num("commit overrun", field::kCpuStatsCommitOverrun);
+                    num("bytes", field::kCpuStatsBytesRead);
+                    real("oldest event ts", field::kCpuStatsOldestEventTs);
+                    real("now ts", field::kCpuStatsNowTs);
+                    num("dropped events", field::kCpuStatsDroppedEvents);
+                    num("read events", field::kCpuStatsReadEvents);
+                }
+                put_bytes(s, field::kStatsCpuStats, cpu);
+            }
+            std::string body, tail;
+            put_bytes(body, field::kPacketFtraceStats, s);
+            packet(in.seq, {body}, false, phase == field::kPhaseStartOfTrace ? in.first_ts : last_ts, tail);
+        }
+    }
+};
+
+TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceWriter::~TraceWriter() = default;
+
+Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path) {
+    auto impl = std::make_unique<Impl>(path);
+    auto f = impl->out.open();
+    if (!f) return f.error();
+    impl->file = *f;
+    return std::unique_ptr<TraceWriter>(new TraceWriter(std::move(impl)));
+}
+
+void TraceWriter::add_input(int input, engine::TraceFile& file) {
+    auto& v = impl_->inputs;
+    while (static_cast<size_t>(input) >= v.size()) v.emplace_back();
+    Input& in = v[static_cast<size_t>(input)];
+    in.declared = true;
+    in.file = &file;
+    in.uname = file.reader().options().uname;
+    in.page_size = file.reader().page_size();
+    in.cpus = file.cpu_count();
+    in.cpustats = file.reader().options().cpustats;
+    file.comms().for_each([&](int pid, std::string_view comm) {
+        if (pid > 0) in.tasks.emplace_back(pid, std::string(comm));
+    });
+    std::sort(in.tasks.begin(), in.tasks.end());
+    in.seq.id = impl_->next_sequence++;
+    in.seq.machine = static_cast<uint32_t>(input);
+}
+
+void TraceWriter::begin_input(int input, std::optional<uint64_t> first_ts) {
+    Input& in = impl_->inputs[static_cast<size_t>(input)];
+    if (!in.started.exchange(true)) impl_->start(in, first_ts);
+}
+
+TraceWriter::Stream& TraceWriter::stream(int input, int stream_id) {
+    std::lock_guard lock(impl_->mu);
+    Input& in = impl_->inputs[static_cast<size_t>(input)];
+    auto& s = in.streams[stream_id];
+    if (!s) {
+        s = std::make_unique<Stream>(in.file);
+        s->input = input;
+        s->seq.id = impl_->next_sequence++;
+        s->seq.machine = in.seq.machine;
+    }
+    return *s;
+}
+
+void TraceWriter::on_event(Stream& s, const Event& ev) {
+    Impl& m = *impl_;
+    const uint64_t ts = ev.timestamp();
+    if (!s.any) [[unlikely]] {
+        s.any = true;
+        Input& in = m.inputs[static_cast<size_t>(s.input)];
+        if (!in.started.load(std::memory_order_acquire)) begin_input(s.input, ts);
+    }
+    s.last_ts = ts;
+    s.cpu = ev.cpu();
+    if (int64_t missed = ev.missed_before()) [[unlikely]] {
+        m.flush(s);
+        s.lost = true;
+        if (missed > 0) s.dropped[ev.cpu()] += static_cast<uint64_t>(missed);
+    }
+    const size_t at = begin_nested(s.events, field::kBundleEvent);
+    s.encoder.encode(ev, s.seq.symbols, s.events);
+    end_nested(s.events, at);
+    ++s.count;
+    if (s.events.size() >= kBundleBytes) m.flush(s);
+}
+
+Status TraceWriter::finish() {
+    Impl& m = *impl_;
+    for (size_t i = 0; i < m.inputs.size(); ++i) {
+        Input& in = m.inputs[i];
+        if (!in.declared) continue;
+        begin_input(static_cast<int>(i), std::nullopt);
+        for (auto& [id, s] : in.streams) m.flush(*s);
+        m.stats(in);
+    }
+    m.write_out();
+    if (m.write_failed) return Error(Errc::io, m.out.path() + ": write failed");
+    m.file = nullptr;
+    return m.out.commit();
+}
+
+uint64_t TraceWriter::events() const noexcept {
+    uint64_t n = 0;
+    for (const Input& in : impl_->inputs)
+        for (const auto& [id, s] : in.streams) n += s->count;
+    return n;
+}
+uint64_t TraceWriter::bytes() const noexcept {
+    return impl_->bytes + impl_->buf.size();
+}
+
+}  // namespace ringscope::perfetto
