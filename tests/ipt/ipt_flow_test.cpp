@@ -267,6 +267,32 @@ TEST(IptFlow, LoopWithoutTraceEnds) {
     EXPECT_EQ(got, "[17, 1000: error: 4194304 instructions without trace]\ninsn: 4194305.\n");
 }
 
+// The overflow errata of the query layer, on the streams of libipt's apl11 and skd010-tip cases
+// (built here): decoded as libipt 2.0.5 decodes them, with the cpu and without.
+TEST(IptFlow, OverflowErrata) {
+    const Bytes fup_1000 = {0x7d, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00};
+    const Bytes ovf = {0x02, 0xf3};
+    const Bytes tip_pgd_1001 = {0x61, 0x01, 0x10, 0x00, 0x00, 0x00, 0x00};
+    const Bytes tip_pge_1002 = {0x71, 0x02, 0x10, 0x00, 0x00, 0x00, 0x00};
+    const Bytes fup_1003 = {0x3d, 0x03, 0x10};
+    const Bytes tip_pgd = {0x01};
+    // APL11: an OVF followed by a spurious TIP.PGD.
+    const Bytes apl11 =
+        cat({kPsb, kMode64, fup_1000, kPsbend, ovf, tip_pgd_1001, kMode64, tip_pge_1002, fup_1003, tip_pgd});
+    const Bytes apl11_code = {0xf4, 0xf4, 0x90, 0xf4};
+    EXPECT_EQ(flow(apl11_code, 0x1000, apl11), "[1d, 0: error: unexpected packet context]\n");
+    EXPECT_EQ(flow(apl11_code, 0x1000, apl11, {"--cpu", "6/92"}),
+              "[overflow]\n[enabled]\n[exec mode: 64-bit]\n0000000000001002\n[disabled]\n");
+    // SKD010: the FUP after the OVF dropped; tracing resumes at the TIP.
+    const Bytes tip_1000 = {0x6d, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00};
+    const Bytes fup_1001 = {0x3d, 0x01, 0x10};
+    const Bytes skd010 = cat({kPsb, kMode64, kPsbend, ovf, tip_1000, fup_1001, tip_pgd});
+    const Bytes skd010_code = {0x90, 0x90, 0xf4};
+    EXPECT_EQ(flow(skd010_code, 0x1000, skd010), "[16, 0: error: unexpected packet context]\n");
+    EXPECT_EQ(flow(skd010_code, 0x1000, skd010, {"--cpu", "6/142"}),
+              "[overflow]\n0000000000001000\n[disabled]\n");
+}
+
 TEST(IptFlow, UsageErrors) {
     std::FILE* sink = std::tmpfile();
     EXPECT_EQ(flow_main({"--raw", "x.bin"}, sink, sink), 2);

@@ -921,9 +921,24 @@ int QueryCore::decode_ovf() noexcept {
     // The overflow binds to a FUP if it resolved with tracing enabled, else to TIP.PGE.
     int offset = find_ovf_fup();
     if (offset <= 0) {
+        // SKD010: the FUP may have been dropped; APL11: a spurious TIP.PGD may follow.
+        if (config_.errata.skd010) {
+            status = handle_skd010();
+            if (status < 0) return status;
+            if (status) return 0;
+        }
+        if (config_.errata.apl11 && offset == -pte_bad_context) {
+            status = handle_apl11();
+            if (status <= 0) return status;
+        }
         // An overflow at the end of the trace is standalone.
         if (offset < 0 && offset != -pte_eos) return offset;
         return event_ovf_disabled();
+    }
+    // APL12: a FUP even though the overflow resolved with tracing disabled.
+    if (config_.errata.apl12) {
+        status = handle_apl12(offset);
+        if (status <= 0) return status;
     }
     QueryEvent* ev = evq_.enqueue(evb_fup);
     if (!ev) return -pte_internal;

@@ -3,9 +3,9 @@
 // same return values, status bits and event order as libipt. Three libipt 2.0.5 defects are not
 // copied: sync_backward returns status bits, it visits the PSBs sync_forward visits (in reverse
 // order, errors included), and every sync search terminates, in time linear in the stream.
-// Errata workarounds of the query layer (BDM70 and SKD007 are applied; SKD010, APL11, APL12 are
-// not) and the packets libipt 2.0.5 does not know (CFE, EVD, TRIG: unknown opcodes here) follow
-// 2.0.5.
+// Errata workarounds of the query layer (BDM70, SKD007, and for overflows SKD010, APL11, APL12 in
+// query_errata.cpp) and the packets libipt 2.0.5 does not know (CFE, EVD, TRIG: unknown opcodes
+// here) follow 2.0.5.
 #pragma once
 
 #include <cstdint>
@@ -205,6 +205,14 @@ class QueryCore {
     QueryEvent* fup_or_standalone(bool bound) noexcept;
     int process_pending_psb_events() noexcept;
     int event_ovf_disabled() noexcept;
+    // The overflow errata (query_errata.cpp): 0 when handled (SKD010: 1), a positive value when
+    // the erratum does not apply, or an error.
+    int handle_skd010() noexcept;
+    int handle_apl11() noexcept;
+    int handle_apl12(int offset) noexcept;
+    int skd010_recover(const PacketIp& packet, const TimeCal& tcal, const TimeState& time,
+                       uint64_t offset) noexcept;
+    int skd010_recover_disabled(const TimeCal& tcal, const TimeState& time, uint64_t offset) noexcept;
     int find_ovf_fup() const noexcept;
     int check_erratum_bdm70(const uint8_t* pos) const noexcept;
     int apply_cyc(uint64_t cyc) noexcept;
