@@ -179,6 +179,16 @@ TEST(IptInsnClass, LibiptClasses) {
         {{0x0f, 0xc7, 0x30}, em_64bit, InsnClass::other, 3, false, 0, InsnKind::vmptrld},
         {{0xf3, 0x0f, 0xae, 0xe0}, em_64bit, InsnClass::ptwrite, 4, false, 0, InsnKind::plain},
         {{0xeb, 0x10}, em_16bit, InsnClass::jump, 2, true, 0x10, InsnKind::plain},
+        // Newer than Zydis 4.0: ERETU, ERETS, JMPABS.
+        {{0xf3, 0x0f, 0x01, 0xca}, em_64bit, InsnClass::far_return, 4, false, 0, InsnKind::changes_cpl},
+        {{0xf2, 0x0f, 0x01, 0xca}, em_64bit, InsnClass::far_return, 4, false, 0, InsnKind::changes_cpl},
+        {{0xd5, 0x00, 0xa1, 0x0d, 0x10, 0, 0, 0, 0, 0, 0},
+         em_64bit,
+         InsnClass::jump,
+         11,
+         false,
+         0,
+         InsnKind::plain},
     };
     for (const ClassCase& c : cases) {
         DecodedInsn d;
@@ -291,6 +301,18 @@ TEST(IptFlow, OverflowErrata) {
     EXPECT_EQ(flow(skd010_code, 0x1000, skd010), "[16, 0: error: unexpected packet context]\n");
     EXPECT_EQ(flow(skd010_code, 0x1000, skd010, {"--cpu", "6/142"}),
               "[overflow]\n0000000000001000\n[disabled]\n");
+}
+
+// SKZ84: a TMA with reserved bits set (VMX TSC scaling) is skipped where the cpu has the erratum
+// (libipt's skz84 case, built here).
+TEST(IptFlow, Skz84InvalidTmaSkipped) {
+    const Bytes fup = {0x7d, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};  // 0x100000
+    const Bytes bad_tma = {0x02, 0x73, 0x01, 0x01, 0x01, 0x01, 0x00, 0x00};
+    const Bytes fup_1 = {0x3d, 0x01, 0x00};
+    const Bytes trace = cat({kPsb, fup, kMode64, kPsbend, bad_tma, fup_1, {0x01}});
+    const Bytes code = {0x90, 0xf4};
+    EXPECT_EQ(flow(code, 0x100000, trace), "[1b, 0: sync error: unknown packet]\n");
+    EXPECT_EQ(flow(code, 0x100000, trace, {"--cpu", "19/1"}), "0000000000100000\n[disabled]\n");
 }
 
 TEST(IptFlow, UsageErrors) {

@@ -29,11 +29,32 @@ bool is_far(const ZydisDecodedInstruction& zi) noexcept {
     return zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
 }
 
+// Instructions newer than Debian 12's Zydis 4.0 that change the flow (64-bit mode only): ERETU
+// and ERETS (FRED: F3/F2 0F 01 CA, far returns) and JMPABS (APX: D5 00 A1 imm64, a jump libipt
+// takes to be indirect: the trace gives its target). True when bytes start with one.
+bool decode_newer(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
+    if (mode != em_64bit) return false;
+    if (n >= 4 && (bytes[0] == 0xf3 || bytes[0] == 0xf2) && bytes[1] == 0x0f && bytes[2] == 0x01 &&
+        bytes[3] == 0xca) {
+        out.size = 4;
+        out.iclass = InsnClass::far_return;
+        out.kind = InsnKind::changes_cpl;
+        return true;
+    }
+    if (n >= 11 && bytes[0] == 0xd5 && bytes[1] == 0x00 && bytes[2] == 0xa1) {
+        out.size = 11;
+        out.iclass = InsnClass::jump;
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
     ZydisDecodedInstruction zi;
     out = DecodedInsn{};
+    if (decode_newer(out, bytes, n, mode)) return 0;
     if (!zydis_decode(zi, bytes, n, mode)) return -pte_bad_insn;
     out.size = zi.length;
     out.iclass = InsnClass::other;
@@ -131,6 +152,8 @@ int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode)
 
 InsnClass class_by_category(const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
     ZydisDecodedInstruction zi;
+    DecodedInsn newer;
+    if (decode_newer(newer, bytes, n, mode)) return newer.iclass;
     if (!zydis_decode(zi, bytes, n, mode)) return InsnClass::error;
     const bool far = is_far(zi);
     switch (zi.meta.category) {

@@ -1038,6 +1038,12 @@ int QueryCore::decode_cbr(bool in_header) noexcept {
 int QueryCore::decode_tma() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::tma);
+    // SKZ84: VMX TSC scaling may set reserved TMA bits; the packet decoder reports it invalid
+    // (8 bytes), and decoding goes on after it.
+    if (size == -pte_bad_packet && config_.errata.skz84 && config_.end - pos_ >= 8) {
+        pos_ += 8;
+        return 0;
+    }
     if (size < 0) return size;
     int status = timing_error(time_.update_tma(packet.payload.tma, config_));
     if (status < 0) return status;
