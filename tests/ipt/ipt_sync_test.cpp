@@ -2,10 +2,13 @@
 // in reverse order, with the same answers, errors included, and stops. And `ipt sync` does work
 // linear in the stream's size on PSB floods (issue #25 item 8): measured as the bytes its sync
 // calls search and decode, not as time. The floods are the kinds bench/ipt/make_streams.py writes.
+#include <unistd.h>
+
 #include <cinttypes>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -226,6 +229,75 @@ TEST(IptSyncWork, ReportIsLinearOnFloods) {
         std::fclose(out);
         EXPECT_LT(static_cast<double>(work), 16.0 * static_cast<double>(bytes.size())) << kind;
         EXPECT_GT(work, bytes.size()) << kind;
+    }
+}
+
+// `ipt sync /dev/stdin` (a pipe): read once, front to back, the same report as from the file.
+std::string sync_output(const std::vector<std::string>& args) {
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    std::FILE* err = std::tmpfile();
+    EXPECT_EQ(sync_main(args, out, err), 0);
+    std::fclose(out);
+    std::fclose(err);
+    std::string result(text, size);
+    std::free(text);
+    return result;
+}
+
+// The bytes, written into a pipe by a thread; the path that reads the pipe.
+struct PipeFeed {
+    int fds[2] = {-1, -1};
+    std::thread writer;
+    explicit PipeFeed(const Bytes& bytes) {
+        EXPECT_EQ(pipe(fds), 0);
+        writer = std::thread([this, bytes] {
+            size_t done = 0;
+            while (done < bytes.size()) {
+                ssize_t n = write(fds[1], bytes.data() + done, bytes.size() - done);
+                if (n <= 0) break;
+                done += static_cast<size_t>(n);
+            }
+            close(fds[1]);
+        });
+    }
+    std::string path() const { return "/dev/fd/" + std::to_string(fds[0]); }
+    ~PipeFeed() {
+        writer.join();
+        close(fds[0]);
+    }
+};
+
+TEST(IptSyncInput, PipeReadOnce) {
+    const Bytes bytes = flood("badpsbflood", 200000);
+    const fs::path file =
+        fs::temp_directory_path() / ("ringscope-ipt-sync-" + std::to_string(getpid()) + ".pt");
+    std::FILE* f = std::fopen(file.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+    const std::string want = sync_output({file.string()});
+    fs::remove(file);
+    EXPECT_GT(want.size(), 100000u);
+    PipeFeed feed(bytes);
+    EXPECT_EQ(sync_output({feed.path()}), want);
+}
+
+TEST(IptSyncInput, PipeRange) {
+    Bytes bytes(100000);
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 7);
+    {
+        PipeFeed feed(bytes);
+        auto part = TraceBytes::load(feed.path(), 70000, 1000);
+        ASSERT_TRUE(part) << part.error().to_string();
+        EXPECT_EQ(Bytes(part->begin(), part->end()), Bytes(bytes.begin() + 70000, bytes.begin() + 71000));
+    }
+    {
+        PipeFeed feed(bytes);
+        auto past = TraceBytes::load(feed.path(), 99000, 5000);
+        ASSERT_FALSE(past);
+        EXPECT_NE(past.error().to_string().find("range past the end"), std::string::npos);
     }
 }
 
