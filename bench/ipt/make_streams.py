@@ -5,6 +5,10 @@ Usage: bench/ipt/make_streams.py KIND SIZE_MIB OUT.pt
 KIND: tnt (TNT-8 of 6 bits), tntrand (TNT-8 of 1-6 bits), tip (TIP with 16-bit updates),
 alt (TNT-8 and TIP in turn), mixfixed (70 % TNT-8 of 6 bits, 30 % TIP, at random),
 mixrand (the same with TNT-8 of 1-6 bits). A PSB+ (MODE.exec, FUP) starts every 4 KiB.
+Crafted inputs for `ipt sync` (issue #25; tests/ipt/ipt_sync_test.cpp makes the same): psbflood
+(PSB after PSB), psbplusflood (PSB PSBEND ...), badpsbflood (PSB+ then an undefined opcode: every
+sync fails after PSBEND), psbpairflood (PSB PSB PSBEND ...), shortruns (pattern one byte short
+of a PSB, then a PAD).
 """
 import random
 import sys
@@ -37,10 +41,26 @@ def packet(kind, i, rng):
     raise SystemExit(f'make_streams.py: unknown kind {kind}')
 
 
+PSB = bytes([0x02, 0x82] * 8)
+PSBEND = bytes([0x02, 0x23])
+FLOODS = {
+    'psbflood': PSB,
+    'psbplusflood': PSB + PSBEND,
+    'badpsbflood': PSB + bytes([0x99, 0x01, 0x7d, 0x00, 0x10, 0, 0, 0, 0]) + PSBEND + bytes([0x02, 0xff]),
+    'psbpairflood': PSB + PSB + PSBEND,
+    'shortruns': PSB[:-1] + bytes([0x00]),
+}
+
+
 def main():
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     kind, size, path = sys.argv[1], int(sys.argv[2]) << 20, sys.argv[3]
+    if kind in FLOODS:
+        unit = FLOODS[kind]
+        with open(path, 'wb') as f:
+            f.write(unit * -(-size // len(unit)))
+        return
     rng = random.Random(1)
     out = bytearray()
     i = 0

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "ipt/ptdump.hpp"
+#include "ipt_suite_text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -23,46 +24,7 @@ fs::path suite_dir() {
     return fs::path(RINGSCOPE_SHARED_DIR) / "conformance/ipt/libipt-suite";
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-    std::vector<std::string> out;
-    std::string cur;
-    std::istringstream in(s);
-    while (std::getline(in, cur, sep)) out.push_back(cur);
-    if (!s.empty() && s.back() == sep) out.emplace_back();
-    return out;
-}
-
-// diff -b: a run of blanks equals any other nonempty run; blanks at the end of a line are ignored.
-std::string normalize_line(const std::string& line) {
-    std::string out;
-    bool blank = false;
-    for (char c : line) {
-        if (c == ' ' || c == '\t') {
-            blank = true;
-            continue;
-        }
-        if (blank && !out.empty()) out += ' ';
-        if (blank && out.empty()) out += ' ';
-        blank = false;
-        out += c;
-    }
-    return out;
-}
-
-std::vector<std::string> normalized_lines(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    std::string line;
-    while (std::getline(in, line)) lines.push_back(normalize_line(line));
-    return lines;
-}
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using namespace ipt_suite;
 
 std::string run_dump(const std::vector<std::string>& args, int& code) {
     char* buf = nullptr;

@@ -19,33 +19,13 @@
 #include "ipt/query_decoder.hpp"
 #include "ipt/sync_report.hpp"
 #include "ipt/trace_file.hpp"
+#include "ipt_test_bytes.hpp"
 
 using namespace ringscope::ipt;
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-const Bytes kPsb = {0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82,
-                    0x02, 0x82, 0x02, 0x82, 0x02, 0x82, 0x02, 0x82};
-const Bytes kPsbend = {0x02, 0x23};
-
-Bytes cat(std::initializer_list<Bytes> parts) {
-    Bytes out;
-    for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-    return out;
-}
-
-struct Buffer {
-    TraceBytes bytes;
-    Config config;
-    explicit Buffer(const Bytes& b, PacketSet set = PacketSet::full)
-        : bytes(TraceBytes::copy(b.data(), b.size())) {
-        config.begin = bytes.begin();
-        config.end = bytes.end();
-        config.packets = set;
-    }
-};
+using namespace ipt_test;
 
 // xorshift64: random bytes for the tests, the same on every run.
 struct XorShift {

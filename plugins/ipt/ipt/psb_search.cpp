@@ -259,6 +259,36 @@ int sync_backward(const uint8_t** sync, const uint8_t* pos, const Config& config
     }
 }
 
+int psb_before(const uint8_t** sync, const uint8_t* limit, const Config& config, uint64_t* scanned) noexcept {
+    const uint8_t* begin = config.begin;
+    if (!sync || !limit || limit < begin || config.end < limit) return -pte_internal;
+    const uint8_t* pos = align_down(limit);
+    uint64_t work = 0;
+    int status = -pte_eos;
+    while (pos - begin >= 8) {
+        pos -= 8;
+        work += 8;
+        if (!is_pattern(load64(pos))) continue;
+        const uint8_t* psb = find_psb(pos, config);
+        // find_psb walked to the run's end (less than a PSB when it found none).
+        work += psb ? static_cast<uint64_t>(psb + kPsbSize - pos) : uint64_t{kPsbSize};
+        if (psb && psb < limit) {
+            *sync = psb;
+            status = 0;
+            break;
+        }
+        // This run's PSB is not below limit, or the run has none: go on below the run. A word
+        // that straddles its start is not all pattern, so resuming at the aligned word below it
+        // loses nothing.
+        const uint8_t* run = pos;
+        while (run - begin >= 1 && (run[-1] == kOpcExt || run[-1] == kExtPsb) && run[-1] != run[0]) --run;
+        work += static_cast<uint64_t>(pos - run);
+        pos = align_up(run);
+    }
+    if (scanned) *scanned += work;
+    return status;
+}
+
 int sync_set(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept {
     const uint8_t* begin = config.begin;
     const uint8_t* end = config.end;

@@ -17,6 +17,13 @@ const uint8_t* find_psb(const uint8_t* pos, const Config& config) noexcept;
 int sync_forward(const uint8_t** sync, const uint8_t* pos, const Config& config, bool skip_before) noexcept;
 // First PSB found from pos towards the beginning.
 int sync_backward(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept;
+// The last PSB that starts below limit, as the searches find them: one per run of pattern, the
+// last 16 bytes of the run (pte_eos when none). Each run is walked at most twice (to its end by
+// find_psb, to its start when its PSB is not below limit), so a backward walk over all the PSBs
+// of a buffer reads it a bounded number of times, PSB floods included. *scanned (if given) gets
+// the bytes looked at, for tests that bound the work.
+int psb_before(const uint8_t** sync, const uint8_t* limit, const Config& config,
+               uint64_t* scanned = nullptr) noexcept;
 // pos must be a complete PSB: pte_eos outside the buffer, pte_nosync when it is no PSB.
 int sync_set(const uint8_t** sync, const uint8_t* pos, const Config& config) noexcept;
 

@@ -144,7 +144,7 @@ int QueryCore::read_ahead() noexcept {
     }
 }
 
-int QueryCore::start(const uint8_t* pos, uint64_t* addr) noexcept {
+int QueryCore::start_at(const uint8_t* pos, uint64_t* addr) noexcept {
     reset();
     sync_ = pos;
     pos_ = pos;
@@ -169,34 +169,77 @@ int QueryCore::sync_forward(uint64_t* ip) noexcept {
     const uint8_t* sync = sync_;
     if (pos == sync) pos += kPsbSize;
     int status = ipt::sync_forward(&sync, pos, config_, false);
+    sync_work_ += static_cast<uint64_t>((status < 0 ? config_.end : sync + kPsbSize) - pos);
     if (status < 0) return status;
     return start(sync, ip);
 }
 
+// Backward visits the PSBs forward visits, in reverse order, errors included (libipt 2.0.5 searches
+// from where the decoder stopped, so after a PSB+ that failed past its PSBEND it finds that PSB
+// again, and loops forever on back-to-back PSBs cut by the end). Forward goes from each PSB to the
+// first PSB above where start() there stopped; it stops at a PSB whose segment runs into the end
+// (pte_eos), and passes over PSBs that a segment decodes in line. So a PSB c is visited when its
+// segment does not run into the end and the forward step from the PSB below it lands on it.
 int QueryCore::sync_backward(uint64_t* ip) noexcept {
-    const uint8_t* start_pos = pos_ ? libipt_pos() : config_.end;
-    const uint8_t* search = start_pos;
-    for (;;) {
-        const uint8_t* sync = nullptr;
-        int status = ipt::sync_backward(&sync, search, config_);
-        if (status < 0) return status;
-        status = start(sync, ip);
-        if (status < 0 && status != -pte_eos) return status;
-        // An empty segment may bring us back to where we started; libipt 2.0.5 returns 0 here
-        // instead of the status bits.
-        if (status >= 0 && pos_ != start_pos) return status;
-        // A PSB+ cut by the end of the trace, or an empty segment: look further back. libipt
-        // 2.0.5 searches from the PSB it found; when that PSB is not below the search position
-        // (back-to-back PSBs) it finds it again forever, so step below the searched word instead.
-        if (sync < search) {
-            search = sync;
-        } else {
-            auto raw = reinterpret_cast<uintptr_t>(search) & ~uintptr_t{7};
-            const uint8_t* below = reinterpret_cast<const uint8_t*>(raw);
-            if (below - config_.begin < 8) return -pte_eos;
-            search = below - 8;
-        }
+    // Below the current PSB; below the current position once queries have moved on from it (as
+    // libipt: the PSB of the segment being decoded comes first).
+    const uint8_t* from = config_.end;
+    const uint8_t* above = nullptr;
+    Outcome at_above{0, nullptr};
+    if (pos_ && (!sync_ || libipt_pos() != after_sync_)) {
+        from = libipt_pos();
+    } else if (pos_) {
+        from = above = sync_;
+        at_above = {sync_status_, after_sync_};
     }
+    const uint8_t* c = nullptr;
+    if (psb_before(&c, from, config_, &sync_work_) < 0) return backward_eos();
+    Outcome at_c = probe(c, above, at_above);
+    for (;;) {
+        const uint8_t* b = nullptr;
+        const bool have_b = psb_before(&b, c, config_, &sync_work_) == 0;
+        Outcome at_b{0, nullptr};
+        if (have_b) at_b = probe(b, c, at_c);
+        if (at_c.status != -pte_eos && (!have_b || forward_lands_on(b, at_b, c))) return start(c, ip);
+        if (!have_b) return backward_eos();
+        c = b;
+        at_c = at_b;
+    }
+}
+
+QueryCore::Outcome QueryCore::probe(const uint8_t* psb, const uint8_t* stop,
+                                    const Outcome& at_stop) noexcept {
+    // Where the PSB+ at stop failed on its own, in line it may not (its header can depend on the
+    // packets before it): decode on without stopping.
+    probe_stop_ = at_stop.status < 0 && at_stop.after == stop ? nullptr : stop;
+    int status = start(psb, nullptr);
+    probe_stop_ = nullptr;
+    // The PSB+ at stop decoded in line: from there on, decoding goes as start() there went.
+    if (status == kProbeStopped) return at_stop;
+    return {status, after_sync_};
+}
+
+bool QueryCore::forward_lands_on(const uint8_t* psb, const Outcome& o, const uint8_t* next) noexcept {
+    if (o.status == -pte_eos) return false;
+    const uint8_t* from = o.after == psb ? psb + kPsbSize : o.after;
+    if (from >= next + kPsbSize) return false;
+    // Nothing between psb and next is a PSB: a search that ends with next's run is enough.
+    Config upto = config_;
+    upto.end = next + kPsbSize;
+    const uint8_t* found = nullptr;
+    sync_work_ += static_cast<uint64_t>(upto.end - from);
+    return ipt::sync_forward(&found, from, upto, false) == 0 && found == next;
+}
+
+int QueryCore::backward_eos() noexcept {
+    // Before the first PSB: sync backward keeps answering pte_eos, sync forward starts from the
+    // beginning.
+    reset();
+    have_next_ = false;
+    sync_ = nullptr;
+    pos_ = config_.begin;
+    after_sync_ = nullptr;
+    return -pte_eos;
 }
 
 int QueryCore::sync_set(uint64_t* ip, uint64_t offset) noexcept {
@@ -520,6 +563,7 @@ int QueryCore::decode_psb() noexcept {
     pos_ += size;
     int status = read_psb_header();
     if (status < 0) {
+        sync_work_ += static_cast<uint64_t>(pos_ - pos);
         // Back to the PSB so decoding may recover; drop the header's events.
         pos_ = pos;
         evq_.clear(evb_psbend);
@@ -527,6 +571,8 @@ int QueryCore::decode_psb() noexcept {
         have_next_ = true;
         return status;
     }
+    if (pos == probe_stop_) [[unlikely]]
+        return kProbeStopped;
     return 0;
 }
 
@@ -875,9 +921,24 @@ int QueryCore::decode_ovf() noexcept {
     // The overflow binds to a FUP if it resolved with tracing enabled, else to TIP.PGE.
     int offset = find_ovf_fup();
     if (offset <= 0) {
+        // SKD010: the FUP may have been dropped; APL11: a spurious TIP.PGD may follow.
+        if (config_.errata.skd010) {
+            status = handle_skd010();
+            if (status < 0) return status;
+            if (status) return 0;
+        }
+        if (config_.errata.apl11 && offset == -pte_bad_context) {
+            status = handle_apl11();
+            if (status <= 0) return status;
+        }
         // An overflow at the end of the trace is standalone.
         if (offset < 0 && offset != -pte_eos) return offset;
         return event_ovf_disabled();
+    }
+    // APL12: a FUP even though the overflow resolved with tracing disabled.
+    if (config_.errata.apl12) {
+        status = handle_apl12(offset);
+        if (status <= 0) return status;
     }
     QueryEvent* ev = evq_.enqueue(evb_fup);
     if (!ev) return -pte_internal;
@@ -977,6 +1038,12 @@ int QueryCore::decode_cbr(bool in_header) noexcept {
 int QueryCore::decode_tma() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::tma);
+    // SKZ84: VMX TSC scaling may set reserved TMA bits; the packet decoder reports it invalid
+    // (8 bytes), and decoding goes on after it.
+    if (size == -pte_bad_packet && config_.errata.skz84 && config_.end - pos_ >= 8) {
+        pos_ += 8;
+        return 0;
+    }
     if (size < 0) return size;
     int status = timing_error(time_.update_tma(packet.payload.tma, config_));
     if (status < 0) return status;

@@ -1,10 +1,11 @@
 // The query decoder (libipt's pt_query_decoder, as of libipt 2.0.5): answers "was this branch
 // taken", "where did this indirect branch go" and "what happened here" in trace order, with the
-// same return values, status bits and event order as libipt. Two libipt 2.0.5 defects are not
-// copied: sync_backward returns status bits, and every sync search terminates.
-// Errata workarounds of the query layer (BDM70 and SKD007 are applied; SKD010, APL11, APL12 are
-// not) and the packets libipt 2.0.5 does not know (CFE, EVD, TRIG: unknown opcodes here) follow
-// 2.0.5.
+// same return values, status bits and event order as libipt. Three libipt 2.0.5 defects are not
+// copied: sync_backward returns status bits, it visits the PSBs sync_forward visits (in reverse
+// order, errors included), and every sync search terminates, in time linear in the stream.
+// Errata workarounds of the query layer (BDM70, SKD007, and for overflows SKD010, APL11, APL12 in
+// query_errata.cpp) and the packets libipt 2.0.5 does not know (CFE, EVD, TRIG: unknown opcodes
+// here) follow 2.0.5.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,8 @@ class QueryCore {
     int sync_set(uint64_t* ip, uint64_t offset) noexcept;
     int get_offset(uint64_t& offset) const noexcept;
     int get_sync_offset(uint64_t& offset) const noexcept;
+    // The bytes the sync calls have searched and decoded so far, for tests that bound their work.
+    uint64_t sync_work() const noexcept { return sync_work_; }
 
     // With the cache empty, caches the next TNT packet (or a run of them) first.
     int cond_branch(int& taken) noexcept;
@@ -58,6 +61,8 @@ class QueryCore {
     };
 
     static const uint8_t kFlags[32];
+    // decode_psb's answer at probe_stop_: no libipt error code.
+    static constexpr int kProbeStopped = -0x7fff;
     uint8_t next_flags() const noexcept { return have_next_ ? kFlags[static_cast<uint8_t>(next_)] : 0; }
     bool will_event() const noexcept {
         if (!have_next_) return false;
@@ -70,6 +75,19 @@ class QueryCore {
     }
 
     void reset() noexcept;
+    // What start() at a PSB leads to, as much as sync backward needs: the status and where the
+    // decoder stopped.
+    struct Outcome {
+        int status;
+        const uint8_t* after;
+    };
+    // start() at psb; when its segment decodes the PSB+ at stop in line (a later PSB, whose start()
+    // led to at_stop), it stops after it and answers at_stop: decoding goes on from there as
+    // start() there did. This keeps a backward walk over back-to-back PSB+s linear.
+    Outcome probe(const uint8_t* psb, const uint8_t* stop, const Outcome& at_stop) noexcept;
+    // Whether sync forward, after start() at psb led to o, finds next (the first PSB above psb).
+    bool forward_lands_on(const uint8_t* psb, const Outcome& o, const uint8_t* next) noexcept;
+    int backward_eos() noexcept;
     // The kind of the next packet. Inline for the common case, the opcode bytes in the buffer;
     // the query layer knows libipt 2.0.5's packets only (see the constructor).
     int fetch() noexcept {
@@ -101,7 +119,15 @@ class QueryCore {
     }
     int provoke_fetch_error() const noexcept;
     int read_ahead() noexcept;
-    int start(const uint8_t* pos, uint64_t* addr) noexcept;
+    // Synchronizes at the PSB at pos; remembers where that led (sync backward starts below it).
+    int start(const uint8_t* pos, uint64_t* addr) noexcept {
+        int status = start_at(pos, addr);
+        sync_work_ += static_cast<uint64_t>(pos_ - pos);
+        after_sync_ = libipt_pos();
+        sync_status_ = status;
+        return status;
+    }
+    int start_at(const uint8_t* pos, uint64_t* addr) noexcept;
     int cache_tnt() noexcept;
     // The TNT packet of that kind at pos when it can be read without the general decode: its
     // size, else 0.
@@ -179,6 +205,14 @@ class QueryCore {
     QueryEvent* fup_or_standalone(bool bound) noexcept;
     int process_pending_psb_events() noexcept;
     int event_ovf_disabled() noexcept;
+    // The overflow errata (query_errata.cpp): 0 when handled (SKD010: 1), a positive value when
+    // the erratum does not apply, or an error.
+    int handle_skd010() noexcept;
+    int handle_apl11() noexcept;
+    int handle_apl12(int offset) noexcept;
+    int skd010_recover(const PacketIp& packet, const TimeCal& tcal, const TimeState& time,
+                       uint64_t offset) noexcept;
+    int skd010_recover_disabled(const TimeCal& tcal, const TimeState& time, uint64_t offset) noexcept;
     int find_ovf_fup() const noexcept;
     int check_erratum_bdm70(const uint8_t* pos) const noexcept;
     int apply_cyc(uint64_t cyc) noexcept;
@@ -188,6 +222,13 @@ class QueryCore {
     Config config_;
     const uint8_t* pos_ = nullptr;
     const uint8_t* sync_ = nullptr;
+    // Where the last start() left the decoder and what it returned: a decoder still there has not
+    // moved on since it synchronized at sync_.
+    const uint8_t* after_sync_ = nullptr;
+    int sync_status_ = 0;
+    // Set while probing (see probe()): decode_psb stops after this PSB's PSB+.
+    const uint8_t* probe_stop_ = nullptr;
+    uint64_t sync_work_ = 0;
     PacketKind next_ = PacketKind::bad;
     bool have_next_ = false;
     LastIp ip_;
@@ -238,6 +279,7 @@ class QueryDecoder {
         return core_->get_offset(offset);
     }
     int get_sync_offset(uint64_t& offset) const noexcept { return core_->get_sync_offset(offset); }
+    uint64_t sync_work() const noexcept { return core_->sync_work(); }
 
     int cond_branch(int& taken) noexcept {
         // Bits left after this one: the status is 0 (events wait until the cache is used up).

@@ -54,6 +54,7 @@ struct QueryEvent {
     uint8_t size = 0;                  // ptwrite payload bytes
     bool non_root = false, speculative = false, aborted = false, hw = false, interrupt = false, store = false,
          autonomous = false;
+    bool resumed = false;  // enabled: where tracing had stopped (set by the instruction flow decoder)
 };
 
 }  // namespace ringscope::ipt

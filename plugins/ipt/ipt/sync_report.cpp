@@ -23,7 +23,7 @@ void print_success(std::FILE* out, int status, uint64_t ip) {
 // position that does not move on ends the loop whatever the status, so that a decoder defect
 // cannot hang the command (a fuzzed stream once made sync backward return one PSB forever).
 template <class Sync>
-void sync_loop(const Config& config, const char* name, bool forward, Sync sync, std::FILE* out) {
+uint64_t sync_loop(const Config& config, const char* name, bool forward, Sync sync, std::FILE* out) {
     QueryDecoder decoder(config);
     bool have_last = false;
     uint64_t last = 0;
@@ -47,6 +47,7 @@ void sync_loop(const Config& config, const char* name, bool forward, Sync sync, 
         last = offset;
     }
     std::fprintf(out, "%s error=pte_eos\n", name);
+    return decoder.sync_work();
 }
 
 bool parse_offsets(const std::string& text, std::vector<uint64_t>& out) {
@@ -68,11 +69,12 @@ bool parse_offsets(const std::string& text, std::vector<uint64_t>& out) {
 
 }  // namespace
 
-void sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out) {
-    sync_loop(
+uint64_t sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out) {
+    uint64_t work = sync_loop(
         config, "sync-forward", true, [](QueryDecoder& d, uint64_t* ip) { return d.sync_forward(ip); }, out);
-    sync_loop(
-        config, "sync-backward", false, [](QueryDecoder& d, uint64_t* ip) { return d.sync_backward(ip); }, out);
+    work += sync_loop(
+        config, "sync-backward", false, [](QueryDecoder& d, uint64_t* ip) { return d.sync_backward(ip); },
+        out);
     for (uint64_t offset : at) {
         QueryDecoder decoder(config);
         uint64_t ip = 0;
@@ -82,7 +84,9 @@ void sync_report(const Config& config, const std::vector<uint64_t>& at, std::FIL
             std::fprintf(out, "error=%s\n", pt_error_name(status));
         else
             print_success(out, status, ip);
+        work += decoder.sync_work();
     }
+    return work;
 }
 
 int sync_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {

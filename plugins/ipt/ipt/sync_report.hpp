@@ -11,8 +11,9 @@
 
 namespace ringscope::ipt {
 
-// Prints the three sections for config's buffer.
-void sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out);
+// Prints the three sections for config's buffer; returns the bytes the sync calls searched and
+// decoded (QueryDecoder::sync_work), for tests that bound it.
+uint64_t sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out);
 
 // The whole command; exit code 0, 1 (runtime error) or 2 (usage error).
 int sync_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err);

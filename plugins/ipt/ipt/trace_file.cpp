@@ -1,5 +1,6 @@
 #include "ipt/trace_file.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <cstring>
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 namespace ringscope::ipt {
 namespace {
@@ -25,7 +27,63 @@ uint8_t* allocate(size_t size) {
     return p;
 }
 
+// A pipe, /dev/stdin or a device is read once, front to back, up to this much.
+constexpr uint64_t kMaxStreamBytes = uint64_t{1} << 30;
+
 }  // namespace
+
+Expected<TraceBytes> TraceBytes::load_stream(std::FILE* f, const std::string& path, uint64_t offset,
+                                             uint64_t size) {
+    const uint64_t want = size ? size : kMaxStreamBytes + 1;
+    if (offset > kMaxStreamBytes || want > kMaxStreamBytes + 1)
+        return Error(Errc::invalid_argument, "range past what is read from a stream (1 GiB)").in_file(path);
+    // Grown by doubling with realloc (a failure is an error, not an exception), then copied into
+    // the aligned buffer.
+    struct Plain {
+        uint8_t* p = nullptr;
+        ~Plain() { std::free(p); }
+    } buf;
+    size_t used = 0, capacity = 0;
+    uint64_t skipped = 0;
+    uint8_t chunk[65536];
+    while (used < want) {
+        size_t n = std::fread(chunk, 1, sizeof chunk, f);
+        if (n == 0) break;
+        size_t from = 0;
+        if (skipped < offset) {
+            from = static_cast<size_t>(std::min<uint64_t>(n, offset - skipped));
+            skipped += from;
+        }
+        const size_t take = static_cast<size_t>(std::min<uint64_t>(n - from, want - used));
+        if (used + take > capacity) {
+            size_t grown = std::max(capacity * 2, used + take);
+            auto* p = static_cast<uint8_t*>(std::realloc(buf.p, grown));
+            if (!p) return Error(Errc::io, "out of memory").in_file(path);
+            buf.p = p;
+            capacity = grown;
+        }
+        if (take) std::memcpy(buf.p + used, chunk + from, take);
+        used += take;
+    }
+    if (std::ferror(f))
+        return Error(Errc::io, "cannot read: " + std::string(std::strerror(errno))).in_file(path);
+    if (used > kMaxStreamBytes)
+        return Error(Errc::invalid_argument, "more than 1 GiB from a stream").in_file(path);
+    if (skipped < offset)
+        return Error(Errc::invalid_argument, "offset past the end of the stream")
+            .in_file(path)
+            .at_offset(static_cast<int64_t>(offset));
+    if (size && used < size)
+        return Error(Errc::invalid_argument, "range past the end of the stream")
+            .in_file(path)
+            .at_offset(static_cast<int64_t>(offset + size));
+    TraceBytes t;
+    t.data_.reset(allocate(used));
+    if (!t.data_) return Error(Errc::io, "out of memory").in_file(path);
+    if (used) std::memcpy(t.data_.get(), buf.p, used);
+    t.size_ = used;
+    return t;
+}
 
 void TraceBytes::Free::operator()(uint8_t* p) const noexcept {
     std::free(p);
@@ -46,6 +104,10 @@ Expected<TraceBytes> TraceBytes::load(const std::string& path, uint64_t offset, 
         std::FILE* f;
         ~Closer() { std::fclose(f); }
     } closer{f};
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0)
+        return Error(Errc::io, "cannot stat: " + std::string(std::strerror(errno))).in_file(path);
+    if (!S_ISREG(st.st_mode)) return load_stream(f, path, offset, size);
     if (std::fseek(f, 0, SEEK_END) != 0)
         return Error(Errc::io, "cannot seek: " + std::string(std::strerror(errno))).in_file(path);
     long fsize = std::ftell(f);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -17,12 +18,15 @@ class TraceBytes {
     const uint8_t* end() const noexcept { return data_.get() + size_; }
     size_t size() const noexcept { return size_; }
 
-    // Reads [offset, offset + size) of path (size 0: to the end).
+    // Reads [offset, offset + size) of path (size 0: to the end). A path that is no regular file
+    // (a pipe, /dev/stdin) is read once, front to back, up to 1 GiB.
     static Expected<TraceBytes> load(const std::string& path, uint64_t offset = 0, uint64_t size = 0);
     // A copy of bytes.
     static TraceBytes copy(const uint8_t* data, size_t size);
 
   private:
+    static Expected<TraceBytes> load_stream(std::FILE* f, const std::string& path, uint64_t offset,
+                                            uint64_t size);
     struct Free {
         void operator()(uint8_t* p) const noexcept;
     };

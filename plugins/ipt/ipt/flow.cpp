@@ -1,0 +1,465 @@
+#include "ipt/flow.hpp"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <memory>
+
+#include <Zydis/Zydis.h>
+
+#include "ipt/errors.hpp"
+#include "ipt/image.hpp"
+#include "ipt/insn_decoder.hpp"
+#include "ipt/trace_file.hpp"
+
+namespace ringscope::ipt {
+namespace {
+
+struct FlowOptions {
+    Config config;
+    AddrFilter filter;
+    bool block = true;  // ptxed's default decoder
+    bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
+    bool event_ip = false, event_time = false;
+    bool show_blocks = false, end_on_call = false, end_on_jump = false;
+    bool stats = false;
+    unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
+    bool bad_cpu = false;
+};
+
+// decode_segment's answer for code that runs on without reading trace (no libipt error code).
+constexpr int kNoTraceProgress = -0x7ffe;
+
+struct Stats {
+    uint64_t insn = 0, blocks = 0;
+};
+
+const char* mode_name(uint8_t mode) {
+    switch (mode) {
+        case em_16bit:
+            return "16-bit";
+        case em_32bit:
+            return "32-bit";
+        case em_64bit:
+            return "64-bit";
+        default:
+            return "<unknown>";
+    }
+}
+
+// ptxed's event text, without the brackets.
+void print_event_text(std::FILE* out, const QueryEvent& ev, const FlowOptions& o) {
+    const bool ip = o.event_ip && !ev.ip_suppressed;
+    switch (ev.type) {
+        case EventKind::enabled:
+            std::fputs(ev.resumed ? "resumed" : "enabled", out);
+            if (o.event_ip) std::fprintf(out, ", ip: %016" PRIx64, ev.ip);
+            return;
+        case EventKind::disabled:
+            std::fputs("disabled", out);
+            break;
+        case EventKind::async_disabled:
+            std::fputs("disabled", out);
+            if (o.event_ip) std::fprintf(out, ", at: %016" PRIx64, ev.from);
+            break;
+        case EventKind::async_branch:
+            std::fputs("interrupt", out);
+            if (o.event_ip) std::fprintf(out, ", from: %016" PRIx64, ev.from);
+            if (ip) std::fprintf(out, ", to: %016" PRIx64, ev.ip);
+            return;
+        case EventKind::paging:
+        case EventKind::async_paging:
+            std::fprintf(out, "paging, cr3: %016" PRIx64 "%s", ev.cr3, ev.non_root ? ", nr" : "");
+            if (ev.type == EventKind::async_paging && o.event_ip)
+                std::fprintf(out, ", ip: %016" PRIx64, ev.ip);
+            return;
+        case EventKind::overflow:
+            std::fputs("overflow", out);
+            break;
+        case EventKind::exec_mode:
+            std::fprintf(out, "exec mode: %s", mode_name(ev.exec_mode));
+            break;
+        case EventKind::tsx:
+            std::fputs(ev.aborted ? "aborted" : ev.speculative ? "begin transaction" : "committed", out);
+            break;
+        case EventKind::stop:
+            std::fputs("stopped", out);
+            return;
+        case EventKind::vmcs:
+        case EventKind::async_vmcs:
+            std::fprintf(out, "vmcs, base: %016" PRIx64, ev.base);
+            if (ev.type == EventKind::async_vmcs && o.event_ip) std::fprintf(out, ", ip: %016" PRIx64, ev.ip);
+            return;
+        case EventKind::exstop:
+            std::fputs("exstop", out);
+            break;
+        case EventKind::mwait:
+            std::fprintf(out, "mwait %" PRIx32 " %" PRIx32, ev.hints, ev.ext);
+            break;
+        case EventKind::pwre:
+            std::fprintf(out, "pwre c%u.%u%s", (ev.state + 1u) & 0xf, (ev.sub_state + 1u) & 0xf,
+                         ev.hw ? " hw" : "");
+            return;
+        case EventKind::pwrx:
+            std::fprintf(out, "pwrx %s%s%sc%u (c%u)", ev.interrupt ? "int: " : "", ev.store ? "st: " : "",
+                         ev.autonomous ? "hw: " : "", (ev.last + 1u) & 0xf, (ev.deepest + 1u) & 0xf);
+            return;
+        case EventKind::ptwrite:
+            std::fprintf(out, "ptwrite: %" PRIx64, ev.payload);
+            break;
+        case EventKind::tick:
+            std::fputs("tick", out);
+            break;
+        case EventKind::cbr:
+            std::fprintf(out, "cbr: %x", ev.ratio);
+            return;
+        case EventKind::mnt:
+            std::fprintf(out, "mnt: %" PRIx64, ev.payload);
+            return;
+    }
+    if (ip) std::fprintf(out, ", ip: %016" PRIx64, ev.ip);
+}
+
+void print_event(std::FILE* out, const QueryEvent& ev, const FlowOptions& o) {
+    std::fputc('[', out);
+    if (o.event_time && ev.has_tsc) std::fprintf(out, "%016" PRIx64 "  ", ev.tsc);
+    print_event_text(out, ev, o);
+    std::fputs("]\n", out);
+}
+
+void print_insn(std::FILE* out, const Insn& insn, const FlowOptions& o) {
+    std::fprintf(out, "%s%016" PRIx64, insn.speculative ? "? " : "", insn.ip);
+    if (o.raw_insn) {
+        for (int i = 0; i < 15; ++i) {
+            if (i < insn.size)
+                std::fprintf(out, " %02x", insn.raw[i]);
+            else
+                std::fputs("   ", out);
+        }
+    }
+    if (!o.no_inst) {
+        ZydisDisassembledInstruction dis;
+        ZydisMachineMode mode = insn.mode == em_16bit   ? ZYDIS_MACHINE_MODE_LEGACY_16
+                                : insn.mode == em_32bit ? ZYDIS_MACHINE_MODE_LEGACY_32
+                                                        : ZYDIS_MACHINE_MODE_LONG_64;
+        const ZyanStatus status = o.att ? ZydisDisassembleATT(mode, insn.ip, insn.raw, insn.size, &dis)
+                                        : ZydisDisassembleIntel(mode, insn.ip, insn.raw, insn.size, &dis);
+        if (ZYAN_SUCCESS(status))
+            std::fprintf(out, "  %s", dis.text);
+        else
+            std::fputs(" [decode error]", out);
+    }
+    std::fputc('\n', out);
+}
+
+// --check: the instruction decoded a second way (by category); a line where the two disagree.
+void check_insn(std::FILE* out, const Insn& insn, uint64_t offset) {
+    if (insn.isid <= 0)
+        std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": check error: bad isid]\n", offset, insn.ip);
+    InsnClass other = class_by_category(insn.raw, insn.size, insn.mode);
+    if (other == InsnClass::error) {
+        std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": check error: invalid instruction]\n", offset, insn.ip);
+    } else if (other != insn.iclass) {
+        std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": iclass error: iclass: %s, check iclass: %s]\n", offset,
+                     insn.ip, insn_class_name(insn.iclass), insn_class_name(other));
+    }
+}
+
+void diagnose(std::FILE* out, const InsnDecoder& d, uint64_t ip, const char* kind, int status) {
+    uint64_t offset = 0;
+    if (d.get_offset(offset) < 0)
+        std::fprintf(out, "[?, %" PRIx64 ": %s: %s]\n", ip, kind, pt_error_string(status));
+    else
+        std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": %s: %s]\n", offset, ip, kind, pt_error_string(status));
+}
+
+// Whether the block decoder ends a block after this instruction.
+bool ends_block(const Insn& insn, const FlowOptions& o, bool direct) {
+    switch (insn.iclass) {
+        case InsnClass::other:
+        case InsnClass::ptwrite:
+            return false;
+        case InsnClass::call:
+            return !direct || o.end_on_call;
+        case InsnClass::jump:
+            return !direct || o.end_on_jump;
+        default:
+            return true;
+    }
+}
+
+int drain_events(std::FILE* out, InsnDecoder& d, int status, const FlowOptions& o, bool& block_open) {
+    while (status & pts_event_pending) {
+        QueryEvent ev;
+        status = d.event(ev);
+        if (status < 0) return status;
+        block_open = false;
+        if (!o.quiet && !ev.status_update) print_event(out, ev, o);
+    }
+    return status;
+}
+
+// Direct branches take no trace: code that loops on them would be decoded forever (ptxed does).
+// This many instructions without a byte of trace read ends the stretch with an error.
+constexpr uint64_t kMaxInsnWithoutTrace = uint64_t{1} << 22;
+
+// One synchronized stretch: instructions and events until an error or the end.
+int decode_segment(std::FILE* out, InsnDecoder& d, int status, const FlowOptions& o, Stats& stats,
+                   Insn& insn) {
+    bool block_open = false;
+    uint64_t last_offset = ~uint64_t{0}, same_offset = 0;
+    for (;;) {
+        status = drain_events(out, d, status, o, block_open);
+        if (status < 0) return status;
+        if (status & pts_eos) {
+            if (!(status & pts_ip_suppressed) && !o.quiet) std::fputs("[end of trace]\n", out);
+            return -pte_eos;
+        }
+        uint64_t offset = 0;
+        d.get_offset(offset);
+        if (offset != last_offset) {
+            last_offset = offset;
+            same_offset = 0;
+        } else if (++same_offset > kMaxInsnWithoutTrace) {
+            return kNoTraceProgress;
+        }
+        status = d.next(insn);
+        if (insn.iclass == InsnClass::error) return status < 0 ? status : -pte_internal;
+        if (!block_open) {
+            ++stats.blocks;
+            if (o.block && o.show_blocks && !o.quiet) std::fputs("[block]\n", out);
+            block_open = true;
+        }
+        ++stats.insn;
+        if (!o.quiet) print_insn(out, insn, o);
+        if (o.check) check_insn(out, insn, offset);
+        DecodedInsn iext;
+        const bool direct = decode_insn(iext, insn.raw, insn.size, insn.mode) == 0 && iext.is_direct;
+        if (ends_block(insn, o, direct)) block_open = false;
+        if (status < 0) return status;
+    }
+}
+
+void decode(std::FILE* out, InsnDecoder& d, const FlowOptions& o, Stats& stats) {
+    uint64_t sync = 0;
+    for (;;) {
+        Insn insn;
+        int status = d.sync_forward();
+        if (status < 0) {
+            if (status == -pte_eos) break;
+            diagnose(out, d, insn.ip, "sync error", status);
+            // Without progress there will be none: stop (the error is reported twice).
+            uint64_t now = 0;
+            if (d.get_offset(now) < 0 || now <= sync) break;
+            sync = now;
+            continue;
+        }
+        status = decode_segment(out, d, status, o, stats, insn);
+        if (status == -pte_eos) break;
+        if (status == kNoTraceProgress) {
+            uint64_t offset = 0;
+            d.get_offset(offset);
+            std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
+                         offset, insn.ip, kMaxInsnWithoutTrace);
+            break;
+        }
+        diagnose(out, d, insn.ip, "error", status);
+    }
+}
+
+struct Inputs {
+    std::string pt;
+    uint64_t pt_offset = 0, pt_size = 0;
+    bool have_pt = false;
+    Image image;
+};
+
+// Options that take a value: 0 taken, 2 usage error (printed).
+int value_option(const std::string& a, const std::string& v, FlowOptions& o, Inputs& in, std::FILE* err) {
+    uint64_t n = 0;
+    auto bad = [&](const char* what) {
+        std::fprintf(err, "ringscope ipt flow: %s: bad %s: %s\n", a.c_str(), what, v.c_str());
+        return 2;
+    };
+    if (a == "--pt") {
+        if (in.have_pt) return bad("second trace");
+        std::string path;
+        uint64_t addr = 0;
+        // FILE[:FROM[-TO]] reads like a raw section without the address.
+        if (Image::parse_raw(v + ":0", path, in.pt_offset, in.pt_size, addr).ok()) in.pt = path;
+        in.have_pt = true;
+    } else if (a == "--raw") {
+        std::string path;
+        uint64_t off = 0, size = 0, addr = 0;
+        Status s = Image::parse_raw(v, path, off, size, addr);
+        if (!s) return bad("section");
+        s = in.image.add_raw(path, off, size, addr);
+        if (!s) {
+            std::fprintf(err, "ringscope ipt flow: %s\n", s.error().to_string().c_str());
+            return 1;
+        }
+    } else if (a == "--elf") {
+        std::string path = v;
+        uint64_t base = 0;
+        size_t colon = v.rfind(':');
+        bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
+        if (have_base) path = v.substr(0, colon);
+        Status s = in.image.add_elf(path, have_base, base);
+        if (!s) {
+            std::fprintf(err, "ringscope ipt flow: %s\n", s.error().to_string().c_str());
+            return 1;
+        }
+    } else if (a == "--cpu") {
+        if (v == "none") {
+            o.config.cpu = Cpu{};
+            o.config.errata = Errata{};
+        } else {
+            if (cpu_parse(o.config.cpu, v.c_str()) < 0) return bad("cpu");
+            o.config.errata = Errata{};
+            o.bad_cpu = cpu_errata(o.config.errata, o.config.cpu) < 0;
+        }
+    } else if (!parse_number(v, n)) {
+        return bad("number");
+    } else if (a == "--mtc-freq") {
+        o.config.mtc_freq = static_cast<uint8_t>(n);
+    } else if (a == "--nom-freq") {
+        o.config.nom_freq = static_cast<uint8_t>(n);
+    } else if (a == "--cpuid-0x15.eax") {
+        o.config.cpuid_0x15_eax = static_cast<uint32_t>(n);
+    } else if (a == "--cpuid-0x15.ebx") {
+        o.config.cpuid_0x15_ebx = static_cast<uint32_t>(n);
+    } else {
+        // --filter:addrN_cfg|a|b
+        const int r = a[13] - '0';
+        const std::string what = a.substr(14);
+        if (what == "_cfg") {
+            o.filter.cfg = (o.filter.cfg & ~(0xfu << (4 * r))) | (static_cast<uint32_t>(n & 0xf) << (4 * r));
+        } else if (what == "_a") {
+            o.filter.a[r] = n;
+        } else {
+            o.filter.b[r] = n;
+        }
+    }
+    return 0;
+}
+
+bool is_value_option(const std::string& a) {
+    static const char* const kWithValue[] = {"--pt",
+                                             "--raw",
+                                             "--elf",
+                                             "--cpu",
+                                             "--mtc-freq",
+                                             "--nom-freq",
+                                             "--cpuid-0x15.eax",
+                                             "--cpuid-0x15.ebx"};
+    for (const char* w : kWithValue)
+        if (a == w) return true;
+    return a.size() >= 15 && a.rfind("--filter:addr", 0) == 0 && a[13] >= '0' && a[13] <= '3' &&
+           (a.substr(14) == "_cfg" || a.substr(14) == "_a" || a.substr(14) == "_b");
+}
+
+// Flags: true when a is one.
+bool flag_option(const std::string& a, FlowOptions& o) {
+    if (a == "--insn-decoder")
+        o.block = false;
+    else if (a == "--block-decoder")
+        o.block = true;
+    else if (a == "--no-inst")
+        o.no_inst = true;
+    else if (a == "--att")
+        o.att = true;
+    else if (a == "--check")
+        o.check = true;
+    else if (a == "--quiet" || a == "-q")
+        o.quiet = true;
+    else if (a == "--raw-insn")
+        o.raw_insn = true;
+    else if (a == "--event:ip")
+        o.event_ip = true;
+    else if (a == "--event:time")
+        o.event_time = true;
+    else if (a == "--block:show-blocks")
+        o.show_blocks = true;
+    else if (a == "--block:end-on-call")
+        o.end_on_call = true;
+    else if (a == "--block:end-on-jump")
+        o.end_on_jump = true;
+    else if (a == "--stat")
+        o.stats = true;
+    else if (a == "--stat:insn")
+        o.stats = true, o.stat_flags |= 1;
+    else if (a == "--stat:blocks")
+        o.stats = true, o.stat_flags |= 2;
+    // Accepted for ptxed's argument lists; what they ask for is not done yet (see README).
+    else if (a == "--event:tick" || a == "--event:iflags" || a == "--resync-on-error" ||
+             a == "--insn:keep-tcal-on-ovf" || a == "--block:keep-tcal-on-ovf")
+        ;
+    else
+        return false;
+    return true;
+}
+
+void usage(std::FILE* f) {
+    std::fputs(
+        "usage: ringscope ipt flow [--insn-decoder|--block-decoder] [--raw FILE[:OFF[-END]]:ADDR]... "
+        "[--elf FILE[:BASE]]...\n"
+        "       [--cpu F/M[/S]|none] [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx "
+        "N]\n"
+        "       [--filter:addrN_cfg|_a|_b N] [--no-inst] [--att] [--raw-insn] [--check] [--quiet]\n"
+        "       [--event:ip] [--event:time] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
+        "       [--block:end-on-call] [--block:end-on-jump] --pt FILE[:FROM[-TO]] | FILE.pt\n",
+        f);
+}
+
+}  // namespace
+
+int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+    FlowOptions o;
+    Inputs in;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") {
+            usage(out);
+            return 0;
+        }
+        if (flag_option(a, o)) continue;
+        if (is_value_option(a)) {
+            if (i + 1 >= args.size()) {
+                std::fprintf(err, "ringscope ipt flow: %s: missing argument\n", a.c_str());
+                return 2;
+            }
+            if (int rc = value_option(a, args[++i], o, in, err)) return rc;
+        } else if (!a.empty() && a[0] != '-' && !in.have_pt) {
+            if (int rc = value_option("--pt", a, o, in, err)) return rc;
+        } else {
+            std::fprintf(err, "ringscope ipt flow: unknown option: %s\n", a.c_str());
+            usage(err);
+            return 2;
+        }
+    }
+    if (!in.have_pt) {
+        usage(err);
+        return 2;
+    }
+    auto bytes = TraceBytes::load(in.pt, in.pt_offset, in.pt_size);
+    if (!bytes) {
+        std::fprintf(err, "ringscope ipt flow: %s\n", bytes.error().to_string().c_str());
+        return 1;
+    }
+    o.config.begin = bytes->begin();
+    o.config.end = bytes->end();
+    // As ptxed: an unknown cpu is reported, and the trace decoded without errata.
+    if (o.bad_cpu) std::fprintf(out, "[0, 0: config error: %s]\n", pt_error_string(-pte_bad_cpu));
+    InsnDecoder decoder(o.config, in.image, o.filter);
+    Stats stats;
+    decode(out, decoder, o, stats);
+    if (o.stats) {
+        const unsigned flags = o.stat_flags ? o.stat_flags : 3u;
+        if (flags & 1) std::fprintf(out, "insn: %" PRIu64 ".\n", stats.insn);
+        if ((flags & 2) && o.block) std::fprintf(out, "blocks:\t%" PRIu64 ".\n", stats.blocks);
+    }
+    std::fflush(out);
+    return 0;
+}
+
+}  // namespace ringscope::ipt

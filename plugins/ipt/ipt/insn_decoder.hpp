@@ -1,0 +1,97 @@
+// The instruction flow decoder (libipt 2.0.5's pt_insn_decoder): which instructions ran, in order,
+// from the query decoder's answers and the code image. Events come between instructions, at the
+// instruction or IP they bind to, with libipt's status bits: next() returns one instruction,
+// event() the pending event (while pts_event_pending is set).
+#pragma once
+
+#include <cstdint>
+
+#include "ipt/config.hpp"
+#include "ipt/image.hpp"
+#include "ipt/insn_class.hpp"
+#include "ipt/query_decoder.hpp"
+#include "ipt/query_event.hpp"
+
+namespace ringscope::ipt {
+
+struct Insn {
+    uint64_t ip = 0;
+    uint8_t size = 0;
+    uint8_t raw[15] = {};
+    InsnClass iclass = InsnClass::error;
+    ExecMode mode = em_unknown;
+    bool speculative = false;
+    int isid = 0;
+};
+
+// IA32_RTIT_CTL.ADDRn_CFG and the ranges (ptxed's --filter:addrN_*): for erratum SKL014.
+struct AddrFilter {
+    uint32_t cfg = 0;  // 4 bits per range
+    uint64_t a[4] = {}, b[4] = {};
+    // libipt's pt_filter_addr_check: 1 inside a FilterEn range (or when there is none), else 0.
+    int check(uint64_t ip) const noexcept;
+};
+
+// The last 64 return addresses of calls (libipt's pt_retstack).
+class RetStack {
+  public:
+    void clear() noexcept { top_ = bottom_ = 0; }
+    void push(uint64_t ip) noexcept;
+    int pop(uint64_t& ip) noexcept;
+
+  private:
+    static constexpr int kSize = 64 + 1;
+    uint64_t stack_[kSize] = {};
+    int top_ = 0, bottom_ = 0;
+};
+
+class InsnDecoder {
+  public:
+    InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter = {});
+
+    int sync_forward() noexcept;
+    // The next instruction; on error insn holds what was decoded (iclass error when nothing).
+    int next(Insn& insn) noexcept;
+    int event(QueryEvent& ev) noexcept;
+    int get_offset(uint64_t& offset) const noexcept { return query_.get_offset(offset); }
+    int get_sync_offset(uint64_t& offset) const noexcept { return query_.get_sync_offset(offset); }
+
+  private:
+    void reset() noexcept;
+    int start(int status) noexcept;
+    int status_flags(int flags) const noexcept;
+    int event_pending() noexcept;
+    int check_ip_event(const Insn* insn, const DecodedInsn* iext) noexcept;
+    int check_insn_event(const Insn& insn, const DecodedInsn& iext) noexcept;
+    int at_disabled_event(const Insn& insn, const DecodedInsn& iext) const noexcept;
+    int at_skl014(const Insn& insn, const DecodedInsn& iext) const noexcept;
+    int postpone(const Insn& insn, const DecodedInsn& iext) noexcept;
+    int proceed(const Insn& insn, const DecodedInsn& iext) noexcept;
+    int proceed_postponed() noexcept;
+    int postpone_tsx(const Insn* insn, const DecodedInsn* iext) noexcept;
+    int handle_erratum_bdm64(const Insn& insn, const DecodedInsn& iext) noexcept;
+    int handle_erratum_skd022() noexcept;
+    int decode(Insn& insn, DecodedInsn& iext) const noexcept;
+    // Whether the instructions from begin reach end without a branch the trace decides (at most
+    // steps of them): 1, else 0.
+    int range_is_contiguous(uint64_t begin, uint64_t end, int steps) const noexcept;
+
+    QueryDecoder query_;
+    const Image& image_;
+    AddrFilter filter_;
+    Errata errata_;
+    ExecMode mode_ = em_unknown;
+    uint64_t ip_ = 0;
+    int status_ = 0;
+    bool enabled_ = false;
+    bool speculative_ = false;
+    bool process_event_ = false;
+    bool process_insn_ = false;
+    bool bound_paging_ = false, bound_vmcs_ = false, bound_ptwrite_ = false;
+    QueryEvent event_;
+    Insn insn_;
+    DecodedInsn iext_;
+    RetStack retstack_;
+};
+
+}  // namespace ringscope::ipt
