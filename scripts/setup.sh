@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake ninja-build pkg-config xz-utils
   libboost-dev libboost-program-options-dev libyaml-cpp-dev libfmt-dev nlohmann-json3-dev
-  zlib1g-dev libzstd-dev liblzma-dev libelf-dev libsqlite3-dev libcurl4-openssl-dev curl
+  zlib1g-dev libzstd-dev liblzma-dev libelf-dev libsqlite3-dev libcurl4-openssl-dev curl libre2-dev
   # x86 instruction decoding for `ipt flow` (plugin ipt).
   libzydis-dev
   libgtest-dev libgmock-dev libbenchmark-dev clang

@@ -811,7 +811,13 @@ int ReportRun::run() {
     if (int rc = setup_symbols(); rc != kExitOk) return rc;
     if (int rc = setup_filters(); rc != kExitOk) return rc;
     if (o_.filter_test && !o_.filters.empty()) return kExitOk;
-    return print_events();
+    const int rc = print_events();
+    // Print fmts refused as too deep printed "[FAILED TO PARSE]"; say which and where, once each.
+    for (size_t i = 0; i < set_.size(); ++i)
+        for (const auto& [event, error] : set_.file(i).formats().too_deep())
+            std::fprintf(stderr, "%s: %s: %s\n", set_.file(i).path().c_str(), event.c_str(),
+                         error.to_string().c_str());
+    return rc;
 }
 
 bool ReportRun::report_fault(const EventHandler* h, const Event& ev, const std::string& what) {

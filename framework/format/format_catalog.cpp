@@ -145,8 +145,23 @@ Status FormatCatalog::declare_format(std::string_view text, std::string_view sys
 
 std::vector<std::pair<std::string, Error>> FormatCatalog::errors() const {
     std::vector<std::pair<std::string, Error>> out;
-    for (const auto& e : entries_)
+    for (const auto& e : entries_) {
         if (!parsed(*e) && e->error) out.emplace_back(e->system, *e->error);
+        if (e->type_ptr.load(std::memory_order_acquire) && e->prog->too_deep) {
+            Error err = *e->prog->too_deep;
+            out.emplace_back(e->system, Error(err.code(), "format of " + e->system + "/" +
+                                                              std::string(e->name) + ": " + err.message())
+                                            .at_line(err.line(), err.column()));
+        }
+    }
+    return out;
+}
+
+std::vector<std::pair<std::string, Error>> FormatCatalog::too_deep() const {
+    std::vector<std::pair<std::string, Error>> out;
+    for (const auto& e : entries_)
+        if (e->type_ptr.load(std::memory_order_acquire) && e->prog->too_deep)
+            out.emplace_back(e->system + "/" + std::string(e->name), *e->prog->too_deep);
     return out;
 }
 

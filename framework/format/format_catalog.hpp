@@ -46,6 +46,9 @@ class FormatCatalog {
     Status declare_format(std::string_view text, std::string_view system);
     // Formats declared that did not parse, in the order declared, each with its system (parses all).
     std::vector<std::pair<std::string, Error>> errors() const;
+    // Print fmts that were refused for nesting too deep (they print "[FAILED TO PARSE]"), among
+    // the formats parsed so far (parses none): "SYSTEM/NAME" and where. errors() lists them too.
+    std::vector<std::pair<std::string, Error>> too_deep() const;
     // The printk formats section (see parse_printk_formats); lines before an error are kept.
     Status add_printk_formats(std::string_view text);
     void add_printk_string(uint64_t addr, std::string text);

@@ -86,8 +86,17 @@ int64_t eval_flag(const std::string& value) {
     return -1;
 }
 
+PrintParser::DepthGuard::DepthGuard(PrintParser& p) : p_(p) {
+    if (++p_.depth_ <= kMaxDepth || p_.p_.too_deep) return;
+    auto [line, column] = p_.tk_.last_position();
+    p_.p_.too_deep = Error(Errc::parse, "print fmt nested deeper than " + std::to_string(kMaxDepth) +
+                                            " levels, printed as [FAILED TO PARSE]")
+                         .at_line(line, column);
+}
+
 void PrintParser::parse() {
     if (!read_print()) p_.failed = true;
+    if (p_.too_deep) p_.failed = true;
     for (Node& nd : p_.nodes) {
         if (nd.kind == ArgKind::op) {
             nd.op0 = nd.text.size() > 0 ? nd.text[0] : 0;
@@ -175,6 +184,8 @@ PrintParser::T PrintParser::process_arg(int32_t arg, std::string& tok) {
 }
 
 PrintParser::T PrintParser::process_arg_token(int32_t arg, std::string& tok, T type) {
+    DepthGuard guard(*this);
+    if (guard.too_deep()) return T::error;
     switch (type) {
         case T::item: {
             if (tok == "REC") return process_entry(arg, tok);
@@ -213,6 +224,8 @@ PrintParser::T PrintParser::process_arg_token(int32_t arg, std::string& tok, T t
 }
 
 PrintParser::T PrintParser::process_op(int32_t arg, std::string& tok) {
+    DepthGuard guard(*this);
+    if (guard.too_deep()) return T::error;
     std::string token = tok;
     int32_t right = -1;
     T type;
@@ -946,8 +959,11 @@ std::vector<Segment> PrintParser::cut_segments(const std::string& format, const 
         else
             break;
     }
-    for (Segment& s : out)
+    for (Segment& s : out) {
+        if (s.kind == SegKind::text) continue;
+        s.fmt = clamp_conversion(s.fmt);
         if (s.kind == SegKind::digit || s.kind == SegKind::string) s.spec = parse_spec(s.fmt);
+    }
     return out;
 }
 

@@ -14,7 +14,12 @@
 namespace ringscope::format {
 
 class PrintParser {
-public:
+  public:
+    // How deep the parser's functions may call each other (a level of parentheses, `?:` or
+    // function call, or an operator of a chain, costs one or two): a hostile print fmt nested
+    // 20k deep overflowed the stack. Kernel print fmts stay below 30.
+    static constexpr int kMaxDepth = 256;
+
     PrintParser(Tokenizer& tk, Program& prog) : tk_(tk), p_(prog) {}
 
     // Reads "print fmt: ..." from the tokenizer; on failure marks the program failed.
@@ -27,7 +32,7 @@ public:
     static std::vector<Segment> cut_segments(const std::string& format, const std::vector<int32_t>& args,
                                              bool* failed);
 
-private:
+  private:
     using T = TokType;
     int32_t new_node() {
         p_.nodes.emplace_back();
@@ -62,8 +67,21 @@ private:
     std::string expr_text(int32_t arg) const;
     void count_fields(int32_t arg, std::string& name, int& count) const;
 
+    // Counts one level of the parser's recursion; past kMaxDepth the parse fails (once, with
+    // Program::too_deep saying where).
+    class DepthGuard {
+      public:
+        explicit DepthGuard(PrintParser& p);
+        ~DepthGuard() { --p_.depth_; }
+        bool too_deep() const noexcept { return p_.depth_ > kMaxDepth; }
+
+      private:
+        PrintParser& p_;
+    };
+
     Tokenizer& tk_;
     Program& p_;
+    int depth_ = 0;
 };
 
 // libtraceevent's get_op_prio(): -1 for an unknown operator.

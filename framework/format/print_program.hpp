@@ -6,8 +6,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <ringscope/error.hpp>
 
 namespace ringscope::format {
 
@@ -109,6 +112,8 @@ struct Program {
     std::vector<Segment> segments;
     std::string format;   // the print fmt string (escapes not yet processed)
     bool failed = false;  // libtraceevent's TEP_EVENT_FL_FAILED
+    // Set (with failed) when the print fmt nests deeper than the parser allows: where, and why.
+    std::optional<Error> too_deep;
     bool is_ftrace = false;
     bool is_bprint = false;
     int long_size = 8;

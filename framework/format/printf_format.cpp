@@ -1,5 +1,6 @@
 #include "framework/format/printf_format.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -29,8 +30,8 @@ Spec parse_spec(std::string_view c) {
         ++i;
     } else if (i < c.size() && c[i] >= '1' && c[i] <= '9') {
         s.width = 0;
-        while (i < c.size() && c[i] >= '0' && c[i] <= '9' && s.width < 100000)
-            s.width = s.width * 10 + (c[i++] - '0');
+        while (i < c.size() && c[i] >= '0' && c[i] <= '9')
+            s.width = std::min(s.width * 10 + (c[i++] - '0'), kFieldWidthMax);
     }
     if (i < c.size() && c[i] == '.') {
         ++i;
@@ -39,8 +40,8 @@ Spec parse_spec(std::string_view c) {
             ++i;
         } else {
             s.prec = 0;
-            while (i < c.size() && c[i] >= '0' && c[i] <= '9' && s.prec < 100000)
-                s.prec = s.prec * 10 + (c[i++] - '0');
+            while (i < c.size() && c[i] >= '0' && c[i] <= '9')
+                s.prec = std::min(s.prec * 10 + (c[i++] - '0'), kPrecisionMax);
         }
     }
     std::string_view len = c.substr(i, c.size() - i - (c.empty() ? 0 : 1));
@@ -55,6 +56,39 @@ Spec parse_spec(std::string_view c) {
     s.plain = std::strchr("diuxX", s.conv) && !s.left && !s.zero && !s.plus && !s.space && !s.alt &&
               s.width == -1 && s.prec == -1;
     return s;
+}
+
+std::string clamp_conversion(std::string_view c) {
+    std::string out;
+    size_t i = 0;
+    if (i < c.size() && c[i] == '%') ++i;
+    while (i < c.size() && std::strchr("-0+ #", c[i])) ++i;
+    out.append(c.substr(0, i));
+    // the written width, then the precision after a '.', each saturated at its maximum
+    auto number = [&](int max) {
+        long v = 0;
+        size_t j = i;
+        while (j < c.size() && c[j] >= '0' && c[j] <= '9')
+            v = std::min<long>(v * 10 + (c[j++] - '0'), max + 1L);
+        if (v > max)
+            out += std::to_string(max);
+        else
+            out.append(c.substr(i, j - i));
+        i = j;
+    };
+    number(kFieldWidthMax);
+    if (i < c.size() && c[i] == '.') {
+        out += '.';
+        ++i;
+        number(kPrecisionMax);
+    }
+    out.append(c.substr(i));
+    return out;
+}
+
+int clamp_star(const Spec& s, int star) noexcept {
+    if (s.width != -2 && s.prec == -2) return std::min(star, kPrecisionMax);
+    return std::clamp(star, -kFieldWidthMax, kFieldWidthMax);
 }
 
 namespace {
@@ -241,6 +275,7 @@ size_t write_str(char* dst, const Spec& s, std::string_view str) noexcept {
 
 void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
     const Spec& s = seg.spec;
+    star = clamp_star(s, star);
     if (s.plain) {
         char text[24];
         out.append(std::string_view(text, write_plain_int(text, s.conv, seg.ls, v)));
@@ -258,6 +293,7 @@ void format_int(TextBuffer& out, const Segment& seg, int star, uint64_t v) {
 void format_str(TextBuffer& out, const Segment& seg, int star, std::string_view str) {
     str = cut_at_nul(str);
     const Spec& s = seg.spec;
+    star = clamp_star(s, star);
     if (!s.simple || s.conv != 's') return fallback_str(out, seg, star, str);
     int width = s.width, prec = s.prec;
     bool left = s.left;

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include <ringscope/text_buffer.hpp>
@@ -14,8 +15,20 @@
 
 namespace ringscope::format {
 
+// Widths and precisions as the kernel's vsprintf clamps them (FIELD_WIDTH_MAX, PRECISION_MAX):
+// a width of 2147483647 (`%*d` or written out) would take 2 GB per event.
+inline constexpr int kFieldWidthMax = (1 << 23) - 1;
+inline constexpr int kPrecisionMax = (1 << 15) - 1;
+
 // Digests a conversion ("%-08lx", "%.*s") into a Spec; spec.simple says whether it was understood.
+// A written width or precision above the kernel's maximum counts as that maximum.
 Spec parse_spec(std::string_view conversion);
+// The conversion with a written width or precision above the kernel's maximum replaced by it,
+// for the conversions that go through vsnprintf.
+std::string clamp_conversion(std::string_view conversion);
+// A `*` argument as the kernel clamps it: the width (when the spec's width is `*`) or else the
+// precision.
+int clamp_star(const Spec& spec, int star) noexcept;
 
 // printf(conversion, [star,] value) where value has the C type libtraceevent passes for ls
 // (-2 char, -1 short, 0 int, 1 long, 2 long long); star is used when the spec has a '*'.

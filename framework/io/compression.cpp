@@ -3,6 +3,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
+
 namespace ringscope::io {
 
 const char* compression_name(Compression c) noexcept {
@@ -38,6 +40,35 @@ std::string compression_library_version(Compression c) {
 
 namespace {
 
+// decompress_growing's output: starts at one step (or the whole size when smaller) and doubles,
+// one byte past SIZE at most, so output beyond SIZE shows as a longer result.
+class GrowingOutput {
+  public:
+    GrowingOutput(std::string& out, size_t size) : out_(out), size_(size) { out_.clear(); }
+    // Room for more output; false when SIZE + 1 bytes are there already.
+    bool grow() {
+        if (out_.size() > size_) return false;
+        const size_t want = std::max<size_t>(kStep, out_.size() * 2);
+        out_.resize(std::min<size_t>(want, size_ + 1));
+        return true;
+    }
+    uint8_t* data() noexcept { return reinterpret_cast<uint8_t*>(out_.data()); }
+    size_t room() const noexcept { return out_.size(); }
+    Status finish(size_t produced, const char* lib) {
+        out_.resize(std::min(produced, out_.size()));
+        if (produced == size_) return {};
+        return Error(Errc::decompress, std::string(lib) + ": block holds " +
+                                           (produced > size_ ? "more than " + std::to_string(size_)
+                                                             : std::to_string(produced)) +
+                                           " bytes, header says " + std::to_string(size_));
+    }
+
+  private:
+    static constexpr size_t kStep = size_t(1) << 20;
+    std::string& out_;
+    size_t size_;
+};
+
 class ZstdDecompressor final : public Decompressor {
   public:
     ZstdDecompressor() : ctx_(ZSTD_createDCtx()) {}
@@ -51,6 +82,26 @@ class ZstdDecompressor final : public Decompressor {
                                                std::to_string(out.size()));
         }
         return {};
+    }
+
+    Status decompress_growing(std::span<const uint8_t> in, size_t size, std::string& out) override {
+        if (!ctx_) return Error(Errc::decompress, "zstd: cannot allocate a context");
+        ZSTD_DCtx_reset(ctx_, ZSTD_reset_session_only);
+        GrowingOutput g(out, size);
+        ZSTD_inBuffer ib{in.data(), in.size(), 0};
+        size_t produced = 0;
+        for (;;) {
+            if (produced == g.room() && !g.grow()) break;
+            ZSTD_outBuffer ob{g.data(), g.room(), produced};
+            const size_t r = ZSTD_decompressStream(ctx_, &ob, &ib);
+            if (ZSTD_isError(r)) return Error(Errc::decompress, std::string("zstd: ") + ZSTD_getErrorName(r));
+            const bool progress = ob.pos != produced;
+            produced = ob.pos;
+            if (r == 0 && ib.pos == ib.size) break;  // the last frame is complete
+            if (!progress && ib.pos == ib.size && produced < g.room())
+                return Error(Errc::decompress, "zstd: the block ends inside its frame");
+        }
+        return g.finish(produced, "zstd");
     }
 
   private:
@@ -70,6 +121,29 @@ class ZlibDecompressor final : public Decompressor {
                                                " bytes, header says " + std::to_string(out.size()));
         }
         return {};
+    }
+    Status decompress_growing(std::span<const uint8_t> in, size_t size, std::string& out) override {
+        z_stream zs{};
+        if (inflateInit(&zs) != Z_OK) return Error(Errc::decompress, "zlib: cannot allocate a stream");
+        GrowingOutput g(out, size);
+        zs.next_in = const_cast<Bytef*>(in.data());
+        zs.avail_in = static_cast<uInt>(in.size());
+        size_t produced = 0;
+        int r = Z_OK;
+        while (r != Z_STREAM_END) {
+            if (produced == g.room() && !g.grow()) break;
+            zs.next_out = g.data() + produced;
+            zs.avail_out = static_cast<uInt>(g.room() - produced);
+            r = inflate(&zs, Z_NO_FLUSH);
+            produced = g.room() - zs.avail_out;
+            if (r == Z_BUF_ERROR && zs.avail_out != 0) r = Z_DATA_ERROR;  // input ended early
+            if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR) {
+                inflateEnd(&zs);
+                return Error(Errc::decompress, std::string("zlib: ") + zError(r));
+            }
+        }
+        inflateEnd(&zs);
+        return g.finish(produced, "zlib");
     }
 };
 

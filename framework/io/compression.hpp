@@ -32,6 +32,10 @@ class Decompressor {
     // Decompresses IN into OUT, which must receive exactly OUT.size() bytes.
     // Errc::decompress with the library's message on any mismatch.
     virtual Status decompress(std::span<const uint8_t> in, std::span<uint8_t> out) = 0;
+    // The same into OUT (replaced), which grows only as the output arrives, so that a declared
+    // SIZE the data does not back costs no memory: decompression stops with an error as soon as
+    // the output passes SIZE, and the result must be exactly SIZE bytes.
+    virtual Status decompress_growing(std::span<const uint8_t> in, size_t size, std::string& out) = 0;
 };
 
 class Compressor {

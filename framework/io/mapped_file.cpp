@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
 
 namespace ringscope::io {
 
@@ -43,21 +46,45 @@ Expected<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path, 
         return f;
     }
 
-    // Pipes, character devices: read everything (they cannot be re-read at an offset).
-    f->mode_ = Mode::memory;
+    if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+        return Error(Errc::io, "not a regular file or a pipe").at_offset(0).in_file(path);
+    // A pipe cannot be read twice: its bytes are kept, and a second open of it gets them.
+    static std::mutex pipes_mutex;
+    static std::map<std::pair<dev_t, ino_t>, std::shared_ptr<MappedFile>> pipes;
+    std::lock_guard lock(pipes_mutex);
+    const auto key = std::make_pair(st.st_dev, st.st_ino);
+    if (auto it = pipes.find(key); it != pipes.end()) return it->second;
+    if (Status read = f->read_all(); !read) return std::move(read).error();
+    pipes.emplace(key, f);
+    return f;
+}
+
+Status MappedFile::read_all() {
+    mode_ = Mode::memory;
     uint8_t buf[1 << 16];
     for (;;) {
-        ssize_t r = ::read(f->fd_, buf, sizeof buf);
+        ssize_t r = ::read(fd_, buf, sizeof buf);
         if (r < 0) {
             if (errno == EINTR) continue;
-            return errno_error("cannot read", path);
+            return errno_error("cannot read", path_).at_offset(static_cast<int64_t>(memory_.size()));
         }
         if (r == 0) break;
-        f->memory_.insert(f->memory_.end(), buf, buf + r);
+        const auto at = static_cast<int64_t>(memory_.size());
+        if (memory_.size() + static_cast<size_t>(r) > kMaxPipeBytes) {
+            return Error(Errc::io, "more than " + std::to_string(kMaxPipeBytes >> 30) +
+                                       " GiB from a pipe; give a file instead")
+                .at_offset(at)
+                .in_file(path_);
+        }
+        try {
+            memory_.insert(memory_.end(), buf, buf + r);
+        } catch (const std::bad_alloc&) {
+            return Error(Errc::io, "out of memory holding the piped input").at_offset(at).in_file(path_);
+        }
     }
-    f->size_ = f->memory_.size();
-    f->data_ = f->memory_.empty() ? nullptr : f->memory_.data();
-    return f;
+    size_ = memory_.size();
+    data_ = memory_.empty() ? nullptr : memory_.data();
+    return {};
 }
 
 std::shared_ptr<MappedFile> MappedFile::from_bytes(std::vector<uint8_t> bytes, std::string name) {

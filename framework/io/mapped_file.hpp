@@ -1,5 +1,6 @@
 // A read-only byte source over a file: mmap for regular files (zero copy), pread for anything that
-// cannot be mapped, and a full read into memory for pipes and other unseekable inputs.
+// cannot be mapped, and a full read into memory for pipes and sockets (read once per process:
+// opening the same pipe again, e.g. /dev/stdin after a format probe, gives the same bytes).
 #pragma once
 
 #include <ringscope/error.hpp>
@@ -17,8 +18,13 @@ class MappedFile {
   public:
     enum class Mode : uint8_t { mapped, pread, memory };
 
+    // At most this much is read from a pipe (held in memory); a bigger input wants a file.
+    static constexpr uint64_t kMaxPipeBytes = uint64_t(4) << 30;
+
     // Opens PATH read-only. ALLOW_MMAP = false forces pread mode for regular files (tests, and
-    // files that may shrink under the reader). Errors: Errc::io with the errno text.
+    // files that may shrink under the reader). Errors: Errc::io with the errno text; character
+    // and block devices (/dev/zero never ends) and pipes past kMaxPipeBytes or the memory
+    // available are refused, naming the offset reached.
     static Expected<std::shared_ptr<MappedFile>> open(const std::string& path, bool allow_mmap = true);
     // Wraps bytes already in memory (tests, generated files); NAME is used in errors.
     static std::shared_ptr<MappedFile> from_bytes(std::vector<uint8_t> bytes, std::string name);
@@ -46,6 +52,7 @@ class MappedFile {
   private:
     MappedFile() = default;
     Status check_range(uint64_t offset, size_t len) const;  // Errc::truncated past the end
+    Status read_all();                                      // a pipe, into memory_
 
     std::string path_;
     int fd_ = -1;

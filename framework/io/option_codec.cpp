@@ -109,6 +109,11 @@ Status decode_option(uint16_t id, std::span<const uint8_t> data, uint64_t off, b
         case OptionId::cpucount:
             if (data.size() < 4) return too_short("CPUCOUNT", data, 4, off);
             opts.cpu_count = load_endian<uint32_t>(data.data(), big);
+            if (*opts.cpu_count > kMaxCpus) {
+                return Error(Errc::corrupt, "CPUCOUNT " + std::to_string(*opts.cpu_count) + " is more than " +
+                                                std::to_string(kMaxCpus) + " CPUs")
+                    .at_offset(static_cast<int64_t>(off));
+            }
             return {};
         case OptionId::traceid:
             if (data.size() < 8) return too_short("TRACEID", data, 8, off);

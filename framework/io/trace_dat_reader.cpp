@@ -5,8 +5,10 @@
 #include "framework/io/file_cursor.hpp"
 #include "framework/io/option_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -25,15 +27,33 @@ struct detail::ReaderState {
     std::vector<BufferInfo> buffers;
     std::vector<SectionInfo> sections;
     std::map<size_t, uint64_t> v6_latency_offsets;  // buffer index -> start of the text
+    // What reading each CPU holds at once (buffer, CPU index -> bytes), and the sum, bounded by
+    // kMaxReadingMemory: a page per CPU at open, a CPU's largest chunk once its chunks are listed.
+    mutable std::mutex reading_mutex;
+    mutable std::map<std::pair<size_t, size_t>, uint64_t> reading;
+    mutable uint64_t reading_total = 0;
+
+    // Counts BYTES for the CPU (replacing what it had); false when the sum would pass the cap.
+    bool reserve_reading(size_t buffer, size_t cpu_index, uint64_t bytes) const {
+        std::lock_guard lock(reading_mutex);
+        uint64_t& have = reading[{buffer, cpu_index}];
+        const uint64_t total = reading_total - have + bytes;
+        if (bytes > have && total > kMaxReadingMemory) return false;
+        reading_total = total;
+        have = bytes;
+        return true;
+    }
 };
 
 namespace {
 
 constexpr uint8_t kMagic[3] = {0x17, 0x08, 0x44};
 constexpr uint16_t kSectionCompressed = 1;
-// Refuse declared sizes no real file has, before allocating for them.
-constexpr uint64_t kMaxSectionSize = uint64_t(1) << 32;
-constexpr uint32_t kMaxPageSize = 1u << 26;
+// Refuse declared sizes no real file has, before allocating for them. The biggest section is
+// KALLSYMS: ~5.4 MB here, tens of MB with many modules.
+constexpr uint64_t kMaxSectionSize = uint64_t(256) << 20;
+// Sections that declare more are decompressed into memory that grows with the output.
+constexpr uint64_t kTrustedSectionSize = uint64_t(16) << 20;
 
 std::string to_string(std::string_view v) {
     return std::string(v);
@@ -274,12 +294,21 @@ class Parser {
         if (!zb) return std::move(zb).error();
         std::unique_ptr<Decompressor>& d = dec ? *dec : decomp_;
         if (!d) d = Decompressor::create(s_.compression);
-        body.decompressed_bytes.resize(usize);
-        const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(body.decompressed_bytes.data()), usize);
-        if (auto st = d->decompress(*zb, bytes); !st) {
+        // Sizes no real section reaches are decompressed as the output comes, so a size the data
+        // does not back fails before it is allocated.
+        Status st = Status::success();
+        if (usize <= kTrustedSectionSize) {
+            body.decompressed_bytes.resize(usize);
+            st = d->decompress(
+                *zb, std::span<uint8_t>(reinterpret_cast<uint8_t*>(body.decompressed_bytes.data()), usize));
+        } else {
+            st = d->decompress_growing(*zb, usize, body.decompressed_bytes);
+        }
+        if (!st) {
             return Error(Errc::decompress, std::string(what) + ": " + st.error().message())
                 .at_offset(static_cast<int64_t>(off + 16));
         }
+        const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(body.decompressed_bytes.data()), usize);
         body.data = bytes;
         body.base = off;
         body.decompressed = true;
@@ -421,6 +450,12 @@ class Parser {
             b.cpus.resize(*n);
             for (auto& cpu : b.cpus) {
                 cpu.cpu = *c.read<uint32_t>();
+                // CPU ids index per-CPU tables (plugins' too)
+                if (cpu.cpu >= kMaxCpus) {
+                    return Error(Errc::corrupt, std::string(what) + ": CPU id " + std::to_string(cpu.cpu) +
+                                                    " is not below " + std::to_string(kMaxCpus))
+                        .at_offset(static_cast<int64_t>(c.offset() - 4));
+                }
                 cpu.offset = *c.read<uint64_t>();
                 cpu.size = *c.read<uint64_t>();
             }
@@ -554,6 +589,26 @@ class Parser {
         return {};
     }
 
+    // A page for every CPU with data, all read at once by the time merge: 16 CPUs of 64 MiB
+    // pages took 1 GB.
+    Status reserve_pages() {
+        for (size_t bi = 0; bi < s_.buffers.size(); ++bi) {
+            const BufferInfo& b = s_.buffers[bi];
+            for (size_t ci = 0; ci < b.cpus.size(); ++ci) {
+                if (b.latency || b.cpus[ci].size == 0) continue;
+                if (!s_.reserve_reading(bi, ci, b.page_size)) {
+                    return Error(Errc::corrupt, "buffer \"" + b.name + "\" CPU " +
+                                                    std::to_string(b.cpus[ci].cpu) + ": a " +
+                                                    std::to_string(b.page_size) + "-byte page for each of " +
+                                                    std::to_string(b.cpus.size()) + " CPUs needs more than " +
+                                                    std::to_string(kMaxReadingMemory >> 20) + " MiB")
+                        .at_offset(static_cast<int64_t>(b.cpus[ci].offset));
+                }
+            }
+        }
+        return {};
+    }
+
     Status finish_buffers() {
         if (!top_) {
             BufferInfo b;
@@ -565,7 +620,7 @@ class Parser {
         for (auto& b : instances_) s_.buffers.push_back(std::move(b));
         for (const auto& b : s_.buffers)
             if (auto st = check_cpu_data(b); !st) return st;
-        return {};
+        return reserve_pages();
     }
 
     // ---------------- v6 ----------------
@@ -581,6 +636,11 @@ class Parser {
         if (auto st = read_sized_text<FileCursor, uint64_t>(c, m.saved_cmdlines); !st) return st;
         auto cpus = c.read<uint32_t>();
         if (!cpus) return std::move(cpus).error();
+        if (*cpus > kMaxCpus) {
+            return Error(Errc::corrupt,
+                         "CPU count " + std::to_string(*cpus) + " is more than " + std::to_string(kMaxCpus))
+                .at_offset(static_cast<int64_t>(c.offset() - 4));
+        }
         m.cpu_count = *cpus;
 
         std::vector<std::pair<uint64_t, std::string>> v6_buffers;
@@ -631,7 +691,7 @@ class Parser {
         }
         for (const auto& b : s_.buffers)
             if (auto st = check_cpu_data(b); !st) return st;
-        return {};
+        return reserve_pages();
     }
 
     Expected<std::string> read_tag(FileCursor& c) {
@@ -826,7 +886,7 @@ Expected<CpuPageReader> TraceDatReader::cpu_pages(size_t buffer, size_t cpu_inde
                            std::to_string(zsize) + " bytes runs past the end of the file",
                        static_cast<int64_t>(p));
         }
-        if (size > (1u << 30) || !plausible_expansion(zsize, size)) {
+        if (size > uint64_t(kMaxChunkPages) * b.page_size || !plausible_expansion(zsize, size)) {
             return err(Errc::corrupt,
                        "CPU " + std::to_string(info.cpu) + ": chunk " + std::to_string(i) + " declares " +
                            std::to_string(size) + " uncompressed bytes",
@@ -843,6 +903,15 @@ Expected<CpuPageReader> TraceDatReader::cpu_pages(size_t buffer, size_t cpu_inde
         total += size;
         max_chunk = std::max(max_chunk, size);
         p += 8 + zsize;
+    }
+    // Every CPU's largest chunk is in memory at once while the CPUs are merged: four CPUs whose
+    // tables point at one 512 MiB chunk took 2.1 GB.
+    if (!s_->reserve_reading(buffer, cpu_index, std::max<uint64_t>(max_chunk, b.page_size))) {
+        return err(Errc::corrupt,
+                   "CPU " + std::to_string(info.cpu) + ": chunks of up to " + std::to_string(max_chunk) +
+                       " bytes; with the other CPUs' they need more than " +
+                       std::to_string(kMaxReadingMemory >> 20) + " MiB",
+                   static_cast<int64_t>(info.offset));
     }
     r.data_size_ = total;
     r.page_count_ = (total + b.page_size - 1) / b.page_size;

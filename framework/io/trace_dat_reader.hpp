@@ -20,6 +20,15 @@
 
 namespace ringscope::io {
 
+// What a file may declare, checked before anything is allocated for it (Errc::corrupt, with the
+// offset). A sub-buffer ("page") is at most the kernel's largest: 128 pages of 64 KiB.
+inline constexpr uint32_t kMaxPageSize = uint32_t(8) << 20;
+// A compressed chunk holds at most this many pages uncompressed (trace-cmd writes 10).
+inline constexpr uint32_t kMaxChunkPages = 64;
+// The pages and decompressed chunks that reading every CPU of a file at once holds: a page per
+// CPU with data, or the CPU's largest chunk when compressed (times three with decompress-ahead).
+inline constexpr uint64_t kMaxReadingMemory = uint64_t(256) << 20;
+
 namespace detail {
 struct ReaderState;
 }

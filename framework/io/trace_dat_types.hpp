@@ -18,6 +18,10 @@ inline bool has_trace_dat_magic(std::span<const uint8_t> head) noexcept {
     return head.size() >= sizeof kMagic - 1 && std::memcmp(head.data(), kMagic, sizeof kMagic - 1) == 0;
 }
 
+// The most CPUs a file may declare (Linux's NR_CPUS goes up to 8192): per-CPU tables are sized
+// by the count.
+inline constexpr uint32_t kMaxCpus = 8192;
+
 enum class Compression : uint8_t { none, zlib, zstd };
 
 const char* compression_name(Compression c) noexcept;

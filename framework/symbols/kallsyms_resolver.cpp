@@ -1,11 +1,12 @@
 #include "framework/symbols/kallsyms_resolver.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
 namespace ringscope::symbols {
@@ -149,12 +150,40 @@ void KallsymsResolver::sort_entries() {
     }
 }
 
+namespace {
+
+// FILE's text, read in pieces (/proc/kallsyms has no size) up to CAP bytes. Kallsyms text holds
+// no NUL, so /dev/zero ends at its first byte rather than never.
+Status read_kallsyms_text(int fd, size_t cap, std::string& text) {
+    char buf[1 << 16];
+    for (;;) {
+        const ssize_t r = ::read(fd, buf, sizeof buf);
+        if (r == 0) return {};
+        const auto at = static_cast<int64_t>(text.size());
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return Error(Errc::io, std::string("read failed: ") + std::strerror(errno)).at_offset(at);
+        }
+        const size_t n = static_cast<size_t>(r);
+        if (const void* nul = std::memchr(buf, '\0', n))
+            return Error(Errc::parse, "NUL byte: not a kallsyms text")
+                .at_offset(at + (static_cast<const char*>(nul) - buf));
+        if (text.size() + n > cap)
+            return Error(Errc::io, "more than " + std::to_string(cap >> 20) + " MiB of kallsyms")
+                .at_offset(at);
+        text.append(buf, n);
+    }
+}
+
+}  // namespace
+
 Expected<std::shared_ptr<const KallsymsResolver>> KallsymsResolver::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error(Errc::io, std::string("cannot open: ") + std::strerror(errno)).in_file(path);
-    auto text =
-        std::make_shared<std::string>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return Error(Errc::io, std::string("read failed: ") + std::strerror(errno)).in_file(path);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error(Errc::io, std::string("cannot open: ") + std::strerror(errno)).in_file(path);
+    auto text = std::make_shared<std::string>();
+    Status st = read_kallsyms_text(fd, kMaxFileSize, *text);
+    ::close(fd);
+    if (!st) return Error(std::move(st).error()).in_file(path);
     const std::string_view view(*text);
     return parse(view, path, std::move(text));
 }

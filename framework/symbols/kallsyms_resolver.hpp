@@ -24,7 +24,9 @@ class KallsymsResolver final : public SymbolResolver {
     // The same without the copy: the names are views into TEXT, which OWNER keeps alive.
     static Expected<std::shared_ptr<const KallsymsResolver>> parse(std::string_view text, std::string origin,
                                                                    std::shared_ptr<const void> owner);
-    // Reads FILE and parses it.
+    // The most a kallsyms file may hold (/proc/kallsyms is ~10 MB with modules).
+    static constexpr size_t kMaxFileSize = size_t(256) << 20;
+    // Reads FILE and parses it. Errors name the offset: a NUL byte (not a text), past kMaxFileSize.
     static Expected<std::shared_ptr<const KallsymsResolver>> load(const std::string& path);
 
     std::optional<Symbol> lookup(uint64_t addr) const override;

@@ -2,6 +2,7 @@
 // hand-written formats and records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "format_test_support.hpp"
@@ -144,3 +145,84 @@ TEST(FormatPrint, RawZeroLengthStringReadsThePageAfterTheRecord) {
 
 // trailing_ lives in the padding after swap_: adding it did not change the SDK's Event layout.
 static_assert(sizeof(void*) != 8 || sizeof(Event) == 56);
+
+// Hostile print fmts (issue 25): nesting the recursive parser overflowed the stack on.
+TEST(FormatPrint, NestingPastTheLimitFailsTheFormatAndSaysWhere) {
+    const std::string fields = "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n";
+    auto nested = [](int n) {
+        std::string s;
+        for (int i = 0; i < n; ++i) s += "REC->x ? ";
+        s += "7";
+        for (int i = 0; i < n; ++i) s += " : 0";
+        return s;
+    };
+    auto parens = [](int n) { return std::string(n, '(') + "REC->x" + std::string(n, ')'); };
+    auto symbolic = [](int n) {
+        std::string s;
+        for (int i = 0; i < n; ++i) s += "__print_symbolic(";
+        s += "REC->x";
+        for (int i = 0; i < n; ++i) s += ", { 1, \"one\" })";
+        return s;
+    };
+    const std::vector<std::pair<std::string, std::string>> deep = {
+        {"cond", "\"%d\", " + nested(20000)},
+        {"parens", "\"%d\", " + parens(100000)},
+        {"symbolic", "\"%s\", " + symbolic(20000)},
+        {"chain", "\"%d\", REC->x" +
+                      [] {
+                          std::string s;
+                          for (int i = 0; i < 200000; ++i) s += " + REC->x";
+                          return s;
+                      }()},
+    };
+    for (const auto& [name, fmt] : deep) {
+        SCOPED_TRACE(name);
+        Printer p;
+        const std::string text = make_format("deep", 12, fields, fmt);
+        const auto fmt_line = 1 + std::count(text.begin(), text.begin() + text.find("print fmt"), '\n');
+        auto t = p.cat.add_format(text, "t");
+        ASSERT_TRUE(t) << t.error().to_string();
+        EXPECT_TRUE(p.cat.print_fmt_failed(**t));
+        EXPECT_EQ(p.info(*t, rec_with(12, {{8, 1}})), "[FAILED TO PARSE] x=1");
+        const auto where = p.cat.too_deep();
+        ASSERT_EQ(where.size(), 1u);
+        EXPECT_EQ(where[0].first, "t/deep");
+        EXPECT_EQ(where[0].second.line(), fmt_line);
+        EXPECT_GT(where[0].second.column(), 0);
+        EXPECT_NE(where[0].second.message().find("nested deeper than 256 levels"), std::string::npos);
+        ASSERT_EQ(p.cat.errors().size(), 1u);  // so report --check-events fails
+    }
+    // Nesting kernel print fmts use (below 30) and up to the limit still parses and prints.
+    Printer p;
+    auto t =
+        p.cat.add_format(make_format("ok", 13, fields, "\"%d %d\", " + nested(60) + ", " + parens(100)), "t");
+    ASSERT_TRUE(t);
+    EXPECT_FALSE(p.cat.print_fmt_failed(**t));
+    EXPECT_EQ(p.info(*t, rec_with(12, {{8, 1}})), "7 1");
+    EXPECT_TRUE(p.cat.too_deep().empty());
+}
+
+// Widths and precisions as the kernel's vsprintf clamps them: 2^31 - 1 took 2 GB (or never ended).
+TEST(FormatPrint, WidthsAndPrecisionsAreClampedAsTheKernelClampsThem) {
+    const std::string fields = "\tfield:int x;\toffset:8;\tsize:4;\tsigned:1;\n";
+    struct Case {
+        std::string fmt;
+        size_t size;
+        std::string tail;
+    };
+    const std::vector<Case> cases = {
+        {"\"%*d\", 2147483647, REC->x", 8388607, " 5"},   {"\"%2147483647d\", REC->x", 8388607, " 5"},
+        {"\"%-*d|\", 2147483647, REC->x", 8388608, " |"}, {"\"%.*d\", 2147483647, REC->x", 32767, "05"},
+        {"\"%.99999999d\", REC->x", 32767, "05"},         {"\"%*s\", 2147483647, \"ab\"", 8388607, "ab"},
+        {"\"%#*x\", 2147483647, REC->x", 8388607, "0x5"}, {"\"%5d|\", REC->x", 6, "    5|"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.fmt);
+        Printer p;
+        auto t = p.cat.add_format(make_format("wide", 14, fields, c.fmt), "t");
+        ASSERT_TRUE(t) << t.error().to_string();
+        const std::string out = p.info(*t, rec_with(12, {{8, 5}}));
+        EXPECT_EQ(out.size(), c.size);
+        EXPECT_EQ(out.substr(out.size() - std::min(out.size(), c.tail.size())), c.tail);
+    }
+}

@@ -2,7 +2,13 @@
 #include "framework/io/mapped_file.hpp"
 #include "io_test_util.hpp"
 
+#include "framework/io/compression.hpp"
+#include "framework/io/trace_dat_reader.hpp"
+
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
 #include <thread>
 
 using namespace ringscope;
@@ -57,6 +63,73 @@ TEST(MappedFile, FifoIsReadIntoMemory) {
     EXPECT_EQ((*f)->mode(), MappedFile::Mode::memory);
     ASSERT_EQ((*f)->size(), payload.size());
     EXPECT_EQ(std::memcmp((*f)->bytes().data(), payload.data(), payload.size()), 0);
+}
+
+// A pipe is read once: a second open of it (the format probe, then the reader) gets the same
+// bytes instead of an empty pipe.
+TEST(MappedFile, PipeOpenedTwiceGivesTheSameBytes) {
+    iotest::TempDir dir;
+    const std::string fifo = dir.file("pipe2");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::string payload = iotest::read_file(iotest::data("io/multi-v7-zstd.dat"));
+    std::thread writer([&] {
+        FILE* w = fopen(fifo.c_str(), "wb");
+        if (!w) return;
+        fwrite(payload.data(), 1, payload.size(), w);
+        fclose(w);
+    });
+    auto first = MappedFile::open(fifo);
+    writer.join();
+    ASSERT_TRUE(first) << first.error().to_string();
+    // Nobody writes any more: a second read of the pipe would block or find nothing.
+    const int keep = ::open(fifo.c_str(), O_RDWR);  // lets the next open()s return at once
+    auto second = MappedFile::open(fifo);
+    auto reader = TraceDatReader::open(fifo);
+    ::close(keep);
+    ASSERT_TRUE(second) << second.error().to_string();
+    ASSERT_EQ((*second)->size(), payload.size());
+    EXPECT_EQ(std::memcmp((*second)->bytes().data(), payload.data(), payload.size()), 0);
+    ASSERT_TRUE(reader) << reader.error().to_string();
+    EXPECT_EQ(reader->buffers().size(), 2u);
+}
+
+// /dev/zero never ends: devices are refused at once, naming the file and offset 0.
+TEST(MappedFile, DevicesAreRefused) {
+    for (const char* dev : {"/dev/zero", "/dev/null"}) {
+        auto f = MappedFile::open(dev);
+        ASSERT_FALSE(f) << dev;
+        EXPECT_EQ(f.error().file(), dev);
+        EXPECT_EQ(f.error().offset(), 0);
+        EXPECT_NE(f.error().message().find("not a regular file or a pipe"), std::string::npos);
+    }
+}
+
+// decompress_growing: exactly the declared size, or an error before memory for a size the data
+// does not back is taken.
+TEST(Decompression, GrowingOutputChecksTheDeclaredSize) {
+    std::vector<uint8_t> data(3u << 20);
+    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>((i * 2654435761u) >> 13);
+    for (Compression c : {Compression::zstd, Compression::zlib}) {
+        SCOPED_TRACE(compression_name(c));
+        std::vector<uint8_t> z;
+        ASSERT_TRUE(Compressor::create(c)->compress(data, z));
+        auto d = Decompressor::create(c);
+        std::string out;
+        ASSERT_TRUE(d->decompress_growing(z, data.size(), out));
+        ASSERT_EQ(out.size(), data.size());
+        EXPECT_EQ(std::memcmp(out.data(), data.data(), data.size()), 0);
+        // Declared 1 GiB: fails once the 3 MiB are out, with at most twice that allocated.
+        Status big = d->decompress_growing(z, size_t(1) << 30, out);
+        ASSERT_FALSE(big);
+        EXPECT_NE(big.error().message().find("holds 3145728 bytes"), std::string::npos)
+            << big.error().message();
+        EXPECT_LE(out.capacity(), size_t(8) << 20);
+        Status small = d->decompress_growing(z, data.size() - 1, out);
+        ASSERT_FALSE(small);
+        EXPECT_NE(small.error().message().find("more than"), std::string::npos) << small.error().message();
+        Status cut = d->decompress_growing(std::span<const uint8_t>(z).first(z.size() / 2), data.size(), out);
+        EXPECT_FALSE(cut);
+    }
 }
 
 TEST(MappedFile, FromBytes) {
