@@ -6,6 +6,8 @@
 // is assembled with its metadata. Nothing needs /proc/sys/kernel/ftrace_enabled.
 #pragma once
 
+#include <signal.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -14,22 +16,25 @@
 #include <ringscope/error.hpp>
 #include <ringscope/tracefs.hpp>
 
+#include "framework/capture/cpu_reader.hpp"
+#include "framework/capture/tracing_session.hpp"
 #include "framework/io/trace_dat_types.hpp"
 
 namespace ringscope::capture {
 
 struct RecordOptions {
-    std::vector<std::string> events;  // -e (at least one)
-    std::string instance;             // -B: a new instance ("" = the top buffer)
-    uint64_t buffer_kb = 0;           // -b: per-CPU buffer size (0 = as it is)
-    std::string clock;                // -C
-    bool tsc2nsec = false;            // --tsc2nsec: x86-tsc clock, TSC2NSEC option (fails where unsupported)
-    bool date = false;                // --date: DATE option (trace clock -> wall clock offset)
+    TraceSetup setup;       // -e/-f/-v, -B, -b, -C, -p, -l/-n/-g, -P/-c, -O/-T, -M, --max-graph-depth, -i
+    bool tsc2nsec = false;  // --tsc2nsec: x86-tsc clock, TSC2NSEC option (fails where unsupported)
+    bool date = false;      // --date: DATE option (trace clock -> wall clock offset)
     std::string output = "trace.dat";
     io::Compression compression = io::Compression::zstd;
-    std::vector<std::string> command;  // run while recording; empty = until SIGINT/SIGTERM
+    std::vector<std::string> command;  // run while recording; empty = until SIGINT/SIGTERM/SIGHUP
+    bool filter_task = false;          // -F: only COMMAND (and with -c its children) is traced
+    bool no_filter = false;            // --no-filter: the reader threads' own events are kept
+    bool all_formats = false;          // -a: every event format goes in the file
+    bool keep = false;                 // -k: the tracing state is left as the recording set it
+    ReaderKnobs knobs;                 // -s, -r, -m
     int pipe_size = 1 << 20;           // splice pipe per reader: how much one wake-up moves
-    std::string tracefs_root;          // "" = find_tracefs()
     FILE* log = stderr;                // the end-of-run summary and warnings; nullptr = quiet
 };
 
@@ -41,7 +46,8 @@ struct CpuCapture {
 
 struct CaptureResult {
     std::vector<CpuCapture> cpus;
-    bool interrupted = false;  // SIGINT/SIGTERM
+    bool interrupted = false;  // SIGINT/SIGTERM/SIGHUP/SIGPIPE
+    int signal = 0;            // which
     int command_status = -1;   // waitpid status of COMMAND, -1 when none ran
     uint64_t lost() const noexcept {
         uint64_t n = 0;
@@ -67,6 +73,22 @@ struct ExtractOptions {
 // Saves what the buffers hold now (consuming it, as trace-cmd extract does). Tracing is left as it
 // is; every event format goes in.
 Expected<CaptureResult> extract(const ExtractOptions& options);
+
+// Blocks SIGINT/TERM/HUP/PIPE/CHLD in the calling thread (and the threads it starts), so that
+// they only end a capture through sigtimedwait()/signalfd and the state is restored; drops the
+// pending ones and unblocks at the end.
+class SignalScope {
+  public:
+    SignalScope();
+    ~SignalScope();
+    SignalScope(const SignalScope&) = delete;
+    SignalScope& operator=(const SignalScope&) = delete;
+    const sigset_t& set() const noexcept { return set_; }
+    const sigset_t& old() const noexcept { return old_; }
+
+  private:
+    sigset_t set_, old_;
+};
 
 // The end-of-run lines: per CPU what was captured and what the kernel lost.
 void print_capture_summary(FILE* out, const CaptureResult& r, const std::string& output);

@@ -2,14 +2,14 @@
 #include <boost/program_options.hpp>
 
 #include "framework/capture/recorder.hpp"
+#include "framework/cli/capture_args.hpp"
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/option_parsing.hpp"
+#include "framework/cli/tracefs_commands.hpp"
 
 namespace po = boost::program_options;
 
 namespace ringscope::cli {
-
-bool parse_compression(const std::string& s, io::Compression& out);
 
 int run_extract(CliContext& ctx, const std::vector<std::string>& args) {
     po::options_description opts(
@@ -32,6 +32,7 @@ int run_extract(CliContext& ctx, const std::vector<std::string>& args) {
         return kExitUsage;
     }
     if (vm.count("quiet")) o.log = nullptr;
+    recover_tracing_state(ctx);
     auto r = capture::extract(o);
     if (!r) {
         ctx.error("extract: " + r.error().to_string());

@@ -1,13 +1,12 @@
-// `ringscope stream -e EVENT [-e ...] [-B INSTANCE] [-b KB] [-C CLOCK] [-- COMMAND ...]`: prints
-// events live, each line as `ringscope report` prints it.
+// `ringscope stream [trace-cmd record's options] [-- COMMAND ...]`: prints events live, each line
+// as `ringscope report` prints it, until COMMAND exits, a signal (INT, TERM, HUP, PIPE) or stdout
+// fails; the tracing state is restored in every case.
 //
 // The formats, kallsyms and cmdlines come from a metadata-only trace.dat written to a temporary
 // file and opened with the engine (the same TraceFile, print dispatch and line writer as report).
 // The CPUs are read without blocking after each poll(); the records of one round are printed in
 // time order (events that arrive in a later round than newer ones of another CPU print after
 // them, as with trace-cmd stream).
-#include <boost/program_options.hpp>
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,14 +27,13 @@
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/trace_assembler.hpp"
 #include "framework/capture/tracing_session.hpp"
+#include "framework/cli/capture_args.hpp"
 #include "framework/cli/cli_context.hpp"
-#include "framework/cli/option_parsing.hpp"
+#include "framework/cli/tracefs_commands.hpp"
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/trace_file.hpp"
 #include "framework/output/output_buffer.hpp"
 #include "framework/output/report_line_writer.hpp"
-
-namespace po = boost::program_options;
 
 namespace ringscope::cli {
 
@@ -54,7 +52,7 @@ struct Pending {
 class StreamRun {
   public:
     StreamRun(CliContext& ctx) : ctx_(ctx) {}
-    int run(const capture::TraceSetup& setup, const std::vector<std::string>& command);
+    int run(const capture::RecordOptions& o);
 
   private:
     int fail(const Error& e) {
@@ -150,11 +148,12 @@ void StreamRun::print_pending() {
     out_->flush();
 }
 
-int StreamRun::run(const capture::TraceSetup& setup, const std::vector<std::string>& command) {
+int StreamRun::run(const capture::RecordOptions& o) {
+    const std::vector<std::string>& command = o.command;
     // Signals are blocked from the first change on, so that Ctrl-C always ends through the restore.
     sigset_t set, old;
     sigemptyset(&set);
-    for (int s : {SIGINT, SIGTERM, SIGCHLD}) sigaddset(&set, s);
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD}) sigaddset(&set, s);
     pthread_sigmask(SIG_BLOCK, &set, &old);
     struct Unblock {
         sigset_t set, old;
@@ -167,7 +166,7 @@ int StreamRun::run(const capture::TraceSetup& setup, const std::vector<std::stri
         }
     } unblock{set, old};
 
-    auto session = capture::TracingSession::start(setup);
+    auto session = capture::TracingSession::start(o.setup);
     if (!session) return fail(session.error());
     capture::TracingSession& sess = **session;
     const tracefs::Instance& inst = sess.instance();
@@ -236,7 +235,10 @@ int StreamRun::run(const capture::TraceSetup& setup, const std::vector<std::stri
     lines_ = std::make_unique<output::ReportLineWriter>(*out_, output::ReportStyle{});
 
     const int sfd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-    Status on = sess.set_tracing(true);
+    // trace-cmd leaves its own threads out; with a COMMAND it forks from this one, so only without.
+    Status on =
+        o.no_filter || !command.empty() ? Status{} : sess.exclude_pids({static_cast<int>(::getpid())});
+    if (on) on = sess.set_tracing(true);
     pid_t child = -1;
     if (on && !command.empty()) {
         child = ::fork();
@@ -260,7 +262,7 @@ int StreamRun::run(const capture::TraceSetup& setup, const std::vector<std::stri
         ::poll(fds.data(), fds.size(), 200);
         signalfd_siginfo si;
         while (::read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-            if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+            if (si.ssi_signo != SIGCHLD) {  // INT, TERM, HUP, PIPE: stop, restore, exit
                 done = true;
                 if (child > 0) ::kill(child, static_cast<int>(si.ssi_signo));
             }
@@ -294,32 +296,11 @@ int StreamRun::run(const capture::TraceSetup& setup, const std::vector<std::stri
 }  // namespace
 
 int run_stream(CliContext& ctx, const std::vector<std::string>& args) {
-    po::options_description opts(
-        "usage: ringscope stream -e EVENT [-e EVENT ...] [-B INSTANCE] [-b KB] [-C CLOCK] [-- COMMAND "
-        "...]\n\n"
-        "Prints events as they happen, as `ringscope report` prints them, until COMMAND exits or Ctrl-C.\n"
-        "The tracing state that was changed is restored at the end.\n\nOptions");
-    opts.add_options()("help,h", "this text")("event,e", po::value<std::vector<std::string>>(),
-                                              "event to print")(
-        "instance,B", po::value<std::string>(), "trace in a new instance (removed at the end)")(
-        "buffer-size,b", po::value<uint64_t>(), "per-CPU buffer size in KB")(
-        "clock,C", po::value<std::string>(), "trace clock")("command", po::value<std::vector<std::string>>(),
-                                                            "command to run");
-    // Everything after "--" (or from the first word that is not an option) is the command.
-    std::vector<std::string> command;
-    po::variables_map vm;
-    if (int rc = parse_options_with_command(ctx, "stream", opts, args, vm, command); rc >= 0) return rc;
-    if (!vm.count("event")) {
-        ctx.error("stream: no events given: use -e EVENT (see ringscope stream --help)");
-        return kExitUsage;
-    }
-    capture::TraceSetup setup;
-    setup.events = vm["event"].as<std::vector<std::string>>();
-    if (vm.count("instance")) setup.instance = vm["instance"].as<std::string>();
-    if (vm.count("buffer-size")) setup.buffer_kb = vm["buffer-size"].as<uint64_t>();
-    if (vm.count("clock")) setup.clock = vm["clock"].as<std::string>();
+    capture::RecordOptions o;
+    if (int rc = parse_capture_args(ctx, CaptureCommand::stream, args, o); rc >= 0) return rc;
+    recover_tracing_state(ctx);
     StreamRun run(ctx);
-    return run.run(setup, command);
+    return run.run(o);
 }
 
 }  // namespace ringscope::cli

@@ -23,10 +23,6 @@ namespace {
 
 const std::string kRs = RINGSCOPE_BIN;
 
-bool have_trace_cmd() {
-    return sh("trace-cmd -h > /dev/null 2>&1") != 127;
-}
-
 // Numbers of the "n=K" marker lines of a report, in report order.
 std::vector<long> report_markers(const std::string& text) {
     std::vector<long> out;

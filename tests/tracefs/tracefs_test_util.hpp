@@ -75,6 +75,10 @@ inline int sh(const std::string& cmd) {
     return 128 + WTERMSIG(st);
 }
 
+inline bool have_trace_cmd() {
+    return sh("trace-cmd -h > /dev/null 2>&1") != 127;
+}
+
 // A fresh scratch directory under the build tree.
 inline std::string scratch_dir(const std::string& name) {
     std::string d = std::string(RINGSCOPE_BINARY_DIR) + "/tests/tracefs-scratch/" + name;

@@ -1,0 +1,297 @@
+#include "framework/cli/capture_args.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace ringscope::cli {
+
+namespace {
+
+const char* const kUsage[] = {
+    // record
+    "usage: ringscope record [OPTIONS] [--] [COMMAND ...]\n\n"
+    "Records into a trace.dat (version 7), one reader per CPU, until COMMAND exits, or Ctrl-C / SIGTERM /\n"
+    "SIGHUP without one. Options as trace-cmd record's (man trace-cmd-record). Every tracefs change is\n"
+    "journaled first and put back at the end, on a signal, or (after a SIGKILL) by the next command.\n\n",
+    // start
+    "usage: ringscope start [OPTIONS]\n\n"
+    "Sets tracing up as record does and leaves it running (read it with show, extract; stop, reset).\n"
+    "`ringscope reset --restore` puts back what start changed.\n\n",
+    // stream
+    "usage: ringscope stream [OPTIONS] [--] [COMMAND ...]\n\n"
+    "Prints events as they happen, as `ringscope report` prints them, until COMMAND exits, a signal,\n"
+    "or stdout closes. The tracing state is restored at the end.\n\n",
+};
+
+constexpr const char* kOptions =
+    "  -e EVENT        event, SYSTEM, SYSTEM:EVENT or all (globs allowed); -a: all events and formats\n"
+    "  -f FILTER       filter of the -e before it (written to the event's filter file)\n"
+    "  -v              the -e options after it are left out\n"
+    "  -i              ignore -e that match no event\n"
+    "  -p TRACER       tracer (function, function_graph, ... where the kernel allows it)\n"
+    "  -l/-n/-g FUNC   set_ftrace_filter / set_ftrace_notrace / set_graph_function\n"
+    "  -P PID[,PID]    only these pids (set_event_pid); -c: their children too (event-fork)\n"
+    "  -F              only COMMAND (and with -c its children)\n"
+    "  -T              a stack trace with each event (options/stacktrace)\n"
+    "  -O [no]OPTION   a trace option (ringscope list -o); -d: nofunction-trace\n"
+    "  -b KB           per-CPU ring buffer size;  -C CLOCK  trace clock;  -M CPUMASK  CPUs traced (hex, -1)\n"
+    "  -B NAME         a new instance (removed at the end)\n"
+    "  --max-graph-depth N   function_graph depth\n"
+    "  -k              leave the tracing state as set at the end\n";
+constexpr const char* kRecordOptions =
+    "  -o FILE         output (trace.dat);  --compression none|zlib|zstd (zstd)\n"
+    "  -m KB           keep at most about KB of data per CPU (the newest)\n"
+    "  -s USECS        readers wake up every USECS instead of at the buffer's watermark\n"
+    "  -r PRIO         readers at SCHED_FIFO priority PRIO\n"
+    "  -q, --quiet     no summary;  --date  wall-clock offset;  --tsc2nsec  x86-tsc with its ns conversion\n"
+    "  --no-filter     keep the readers' own events (left out by default)\n";
+
+// Options taking a value, and the flags (trace-cmd's letters).
+bool takes_value(char c) {
+    return std::strchr("efpCoOsrglnPbBmMR", c) != nullptr;
+}
+bool is_flag(char c) {
+    return std::strchr("aFcdDvTkiqhtN", c) != nullptr;
+}
+
+struct Parser {
+    CliContext& ctx;
+    CaptureCommand which;
+    capture::RecordOptions& o;
+    bool negate = false, have_output = false, after_setup = false;
+    std::string name;
+
+    int usage_error(const std::string& why) {
+        ctx.error(name + ": " + why + " (see ringscope " + name + " --help)");
+        return kExitUsage;
+    }
+    bool number(const std::string& v, long& out) {
+        char* end = nullptr;
+        out = std::strtol(v.c_str(), &end, 10);
+        return !v.empty() && end && *end == 0;
+    }
+    int option(char c, const std::string& v);
+    int long_option(const std::string& key, const std::string* value, const std::vector<std::string>& args,
+                    size_t& i);
+};
+
+int Parser::option(char c, const std::string& v) {
+    capture::TraceSetup& s = o.setup;
+    long n = 0;
+    if (std::strchr("efapglnPcFTOdDCMbvi", c)) after_setup = true;
+    switch (c) {
+        case 'e':
+            s.events.push_back({v, "", negate});
+            break;
+        case 'a':
+            s.events.push_back({"all", "", false});
+            o.all_formats = true;
+            break;
+        case 'f': {
+            if (s.events.empty()) return usage_error("filter must come after event");
+            std::string& f = s.events.back().filter;
+            f = f.empty() ? "(" + v + ")" : f + "&&(" + v + ")";
+            break;
+        }
+        case 'v':
+            negate = true;
+            break;
+        case 'i':
+            s.ignore_missing = true;
+            break;
+        case 'p':
+            if (!s.tracer.empty()) return usage_error("only one plugin allowed");
+            s.tracer = v;
+            break;
+        case 'l':
+            s.ftrace_filter.push_back(v);
+            break;
+        case 'n':
+            s.ftrace_notrace.push_back(v);
+            break;
+        case 'g':
+            s.graph_functions.push_back(v);
+            break;
+        case 'P': {
+            size_t pos = 0;
+            while (pos <= v.size()) {
+                size_t comma = v.find(',', pos);
+                if (comma == std::string::npos) comma = v.size();
+                if (!number(v.substr(pos, comma - pos), n) || n <= 0)
+                    return usage_error("bad pid in -P " + v);
+                s.pids.push_back(static_cast<int>(n));
+                pos = comma + 1;
+            }
+            break;
+        }
+        case 'c':
+            s.children = true;
+            break;
+        case 'F':
+            o.filter_task = true;
+            break;
+        case 'T':
+            s.options.push_back("stacktrace");
+            break;
+        case 'O':
+            s.options.push_back(v);
+            break;
+        case 'd':
+        case 'D':
+            s.options.push_back("nofunction-trace");
+            break;
+        case 'C':
+            s.clock = v;
+            break;
+        case 'M':
+            s.cpumask = v;
+            break;
+        case 'b':
+            if (!number(v, n) || n <= 0) return usage_error("bad buffer size -b " + v);
+            s.buffer_kb = static_cast<uint64_t>(n);
+            break;
+        case 'B':
+            if (!s.instance.empty()) return usage_error("ringscope records one buffer: one -B");
+            if (after_setup)
+                return usage_error(
+                    "-B must come first: ringscope records one buffer, and the options before "
+                    "-B would be the top buffer's");
+            s.instance = v;
+            break;
+        case 'k':
+            o.keep = true;
+            break;
+        case 'q':
+            o.log = nullptr;
+            break;
+        case 'o':
+            if (which == CaptureCommand::start)
+                return usage_error("start does not take output\nDid you mean 'record'?");
+            if (which == CaptureCommand::stream)
+                return usage_error("stream does not take output\nDid you mean 'record'?");
+            if (have_output) return usage_error("only one output file allowed");
+            have_output = true;
+            o.output = v;
+            break;
+        case 'm':
+            if (o.knobs.max_kb) return usage_error("-m can only be specified once");
+            if (which != CaptureCommand::record) return usage_error("only record take 'm' option");
+            if (!number(v, n) || n <= 0) return usage_error("bad size -m " + v);
+            o.knobs.max_kb = static_cast<uint64_t>(n);
+            break;
+        case 's':
+            if (!number(v, n) || n < 0) return usage_error("bad interval -s " + v);
+            o.knobs.sleep_us = static_cast<int>(n);
+            break;
+        case 'r':
+            if (!number(v, n) || n < 1 || n > 99) return usage_error("bad priority -r " + v + " (1-99)");
+            o.knobs.rt_prio = static_cast<int>(n);
+            break;
+        default:
+            return usage_error(std::string("-") + c + " is not supported by ringscope");
+    }
+    return -1;
+}
+
+int Parser::long_option(const std::string& key, const std::string* value,
+                        const std::vector<std::string>& args, size_t& i) {
+    auto need = [&](std::string& out) {
+        if (value) {
+            out = *value;
+            return true;
+        }
+        if (i + 1 >= args.size()) return false;
+        out = args[++i];
+        return true;
+    };
+    std::string v;
+    if (key == "date") {
+        o.date = true;
+    } else if (key == "tsc2nsec") {
+        o.tsc2nsec = true;
+    } else if (key == "quiet") {
+        o.log = nullptr;
+    } else if (key == "no-filter") {
+        o.no_filter = true;
+    } else if (key == "max-graph-depth") {
+        long n = 0;
+        if (!need(v) || !number(v, n) || n < 0) return usage_error("--max-graph-depth needs a number");
+        o.setup.max_graph_depth = v;
+    } else if (key == "compression" && which == CaptureCommand::record) {
+        if (!need(v) || !parse_compression(v, o.compression))
+            return usage_error("unknown compression '" + v + "' (none, zlib or zstd)");
+    } else {
+        return usage_error("unrecognised option '--" + key + "'");
+    }
+    return -1;
+}
+
+}  // namespace
+
+bool parse_compression(const std::string& s, io::Compression& out) {
+    if (s == "none")
+        out = io::Compression::none;
+    else if (s == "zlib")
+        out = io::Compression::zlib;
+    else if (s == "zstd" || s == "any")
+        out = io::Compression::zstd;
+    else
+        return false;
+    return true;
+}
+
+int parse_capture_args(CliContext& ctx, CaptureCommand which, const std::vector<std::string>& args,
+                       capture::RecordOptions& out) {
+    static const char* const names[] = {"record", "start", "stream"};
+    Parser p{ctx, which, out, false, false, false, names[static_cast<int>(which)]};
+    size_t i = 0;
+    for (; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--") {
+            ++i;
+            break;
+        }
+        if (a.size() < 2 || a[0] != '-') break;  // the COMMAND
+        if (a == "--help" || a == "-h") {
+            std::printf("%s%s%s", kUsage[static_cast<int>(which)], kOptions,
+                        which == CaptureCommand::record ? kRecordOptions : "");
+            return kExitOk;
+        }
+        if (a[1] == '-') {
+            const size_t eq = a.find('=');
+            const std::string key = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+            const std::string val = eq == std::string::npos ? "" : a.substr(eq + 1);
+            if (int rc = p.long_option(key, eq == std::string::npos ? nullptr : &val, args, i); rc >= 0)
+                return rc;
+            continue;
+        }
+        for (size_t k = 1; k < a.size(); ++k) {
+            const char c = a[k];
+            if (takes_value(c)) {
+                std::string v = a.substr(k + 1);
+                if (v.empty()) {
+                    if (i + 1 >= args.size())
+                        return p.usage_error(std::string("option -") + c + " needs a value");
+                    v = args[++i];
+                }
+                if (int rc = p.option(c, v); rc >= 0) return rc;
+                break;
+            }
+            if (!is_flag(c)) return p.usage_error(std::string("unrecognised option '-") + c + "'");
+            if (int rc = p.option(c, ""); rc >= 0) return rc;
+        }
+    }
+    out.command.assign(args.begin() + static_cast<long>(i), args.end());
+    if (which == CaptureCommand::start && !out.command.empty())
+        return p.usage_error("Command start does not take any commands\nDid you mean 'record'?");
+    bool any_event = false;
+    for (const auto& e : out.setup.events) any_event |= !e.negated;
+    if (!any_event && out.setup.tracer.empty())
+        return p.usage_error("no event or plugin was specified... aborting");
+    if (out.setup.children && out.setup.pids.empty() && !out.filter_task)
+        return p.usage_error("-c can only be used with -P or -F");
+    return -1;
+}
+
+}  // namespace ringscope::cli

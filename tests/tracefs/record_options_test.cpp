@@ -1,0 +1,118 @@
+// record's trace-cmd options on the real tracefs (issue #26): the effect read back while tracing
+// runs (from inside COMMAND), and the file read by trace-cmd report the same way.
+#include <gtest/gtest.h>
+
+#include "framework/io/trace_dat_reader.hpp"
+#include "state_snapshot.hpp"
+#include "tracefs_test_util.hpp"
+
+using namespace ringscope;
+using namespace rs_tracefs_test;
+
+namespace {
+
+const std::string kRs = RINGSCOPE_BIN;
+
+void same_report_as_trace_cmd(const std::string& file) {
+    ASSERT_EQ(sh(kRs + " report -N " + file + " > " + file + ".rs 2> " + file + ".err"), 0)
+        << read_file(file + ".err");
+    if (!have_trace_cmd()) return;
+    ASSERT_EQ(sh("trace-cmd report -N " + file + " > " + file + ".tc 2>/dev/null"), 0);
+    EXPECT_EQ(read_file(file + ".tc"), read_file(file + ".rs")) << "diff " << file << ".tc " << file << ".rs";
+}
+
+}  // namespace
+
+// -F -c: COMMAND's pid is in set_event_pid and event-fork is on before it runs; every event in the
+// file is COMMAND's or its child's.
+TEST(RecordOptions, FilterTaskTracesOnlyTheCommandAndItsChildren) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("recopt_F");
+    const std::string inst = unique_name("F");
+    const Snapshot before = tracefs_snapshot(root);
+    const std::string in = root + "/instances/" + inst;
+    ASSERT_EQ(sh("RINGSCOPE_JOURNAL_DIR=" + dir + "/j " + kRs + " record -B " + inst +
+                 " -F -c -e sched:sched_process_exec -e sched:sched_process_exit -e sched:sched_process_fork"
+                 " -T -C mono --compression none -o " +
+                 dir + "/f.dat -- sh -c 'echo $$ > " + dir + "/pid; cat " + in + "/set_event_pid > " + dir +
+                 "/pids; cat " + in + "/options/event-fork " + in + "/options/stacktrace " + in +
+                 "/trace_clock > " + dir + "/opts; /bin/true' > " + dir + "/log 2>&1"),
+              0)
+        << read_file(dir + "/log");
+    const std::string pid = read_file(dir + "/pid");
+    ASSERT_FALSE(pid.empty());
+    // event-fork adds the children to set_event_pid: the shell's pid is there, first.
+    EXPECT_EQ(read_file(dir + "/pids").substr(0, pid.size()), pid) << read_file(dir + "/pids");
+    EXPECT_EQ(read_file(dir + "/opts").substr(0, 4), "1\n1\n");
+    EXPECT_NE(read_file(dir + "/opts").find("[mono]"), std::string::npos);
+    EXPECT_FALSE(instance_exists(root, inst));
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+    same_report_as_trace_cmd(dir + "/f.dat");
+    const std::string text = read_file(dir + "/f.dat.rs");
+    EXPECT_NE(text.find("sched_process_exec:"), std::string::npos) << text;  // cat and true, exec'd
+    EXPECT_NE(text.find("sched_process_fork:"), std::string::npos) << text;
+}
+
+// -m: each CPU's data is cut to about the limit, keeping the newest events.
+TEST(RecordOptions, MaxSizePerCpuKeepsTheNewestData) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("recopt_m");
+    const std::string inst = unique_name("m");
+    constexpr long kN = 100000;
+    ASSERT_EQ(sh("RINGSCOPE_JOURNAL_DIR=" + dir + "/j taskset -c 0 " + kRs + " record -B " + inst +
+                 " -m 256 -b 4096 -e sched:sched_process_exit --compression none -o " + dir + "/m.dat -- " +
+                 MARKER_WRITER_BIN + " " + root + "/instances/" + inst + "/trace_marker " +
+                 std::to_string(kN) + " > " + dir + "/log 2>&1"),
+              0)
+        << read_file(dir + "/log");
+    auto rd = io::TraceDatReader::open(dir + "/m.dat");
+    ASSERT_TRUE(rd) << rd.error().to_string();
+    same_report_as_trace_cmd(dir + "/m.dat");
+    const std::string text = read_file(dir + "/m.dat.rs");
+    // ~3 MB of markers went through; at most 256 KB per CPU stayed, the end of it.
+    EXPECT_NE(text.find("tracing_mark_write: n=" + std::to_string(kN - 1) + "\n"), std::string::npos);
+    EXPECT_EQ(text.find("tracing_mark_write: n=0\n"), std::string::npos);
+    size_t markers = 0;
+    for (size_t p = 0; (p = text.find("tracing_mark_write", p)) != std::string::npos; ++p) ++markers;
+    EXPECT_GT(markers, 1000u);
+    EXPECT_LT(markers, 30000u);
+}
+
+// tracefs not mounted: mounted on /sys/kernel/tracing, as libtracefs does (in a private mount
+// namespace, so that nobody else sees it unmounted).
+TEST(RecordOptions, TracefsIsMountedWhenMissing) {
+    REQUIRE_TRACEFS(root);
+    if (root != "/sys/kernel/tracing" || sh("command -v unshare > /dev/null") != 0) {
+        GTEST_SKIP() << "needs tracefs on /sys/kernel/tracing and unshare";
+    }
+    const std::string dir = scratch_dir("recopt_mount");
+    const int rc =
+        sh("unshare -m sh -c 'umount /sys/kernel/tracing && ! mountpoint -q /sys/kernel/tracing && " + kRs +
+           " list -t > " + dir + "/t && mountpoint -q /sys/kernel/tracing' > " + dir + "/log 2>&1");
+    if (read_file(dir + "/log").find("umount:") != std::string::npos) {
+        GTEST_SKIP() << read_file(dir + "/log");
+    }
+    EXPECT_EQ(rc, 0) << read_file(dir + "/log");
+    EXPECT_NE(read_file(dir + "/t").find("nop"), std::string::npos);
+}
+
+// list and stat print what trace-cmd list and trace-cmd stat print, byte for byte.
+TEST(TracefsCommands, ListAndStatPrintWhatTraceCmdPrints) {
+    REQUIRE_TRACEFS(root);
+    if (!have_trace_cmd()) {
+        GTEST_SKIP() << "trace-cmd is not installed";
+    }
+    TracefsLock lock;
+    const std::string dir = scratch_dir("list_as_trace_cmd");
+    for (const char* args :
+         {"-e", "-e sched_sw -F", "-e sched_switch -F --full", "-e ^irq:", "-e irq:handler_e", "-e SCHED_SW",
+          "-e sched_switch -l", "-s", "-t", "-o", "-C", "-B", "stat", "stat -o"}) {
+        SCOPED_TRACE(args);
+        const std::string cmd = std::string(args).rfind("stat", 0) == 0 ? args : std::string("list ") + args;
+        ASSERT_EQ(sh(kRs + " " + cmd + " > " + dir + "/rs 2>/dev/null"), 0);
+        ASSERT_EQ(sh("trace-cmd " + cmd + " > " + dir + "/tc 2>/dev/null"), 0);
+        EXPECT_EQ(read_file(dir + "/rs"), read_file(dir + "/tc"));
+    }
+}
