@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "framework/sinks/atomic_output.hpp"
+#include "framework/text/text_escape.hpp"
 
 namespace ringscope::sinks {
 namespace {
@@ -281,7 +282,11 @@ Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* 
                     for (int k = 0; k < len; ++k) std::fprintf(out, "%02x", b[k]);
                     std::fputc('\'', out);
                 } else if (const unsigned char* t = sqlite3_column_text(st, i)) {
-                    std::fwrite(t, 1, sqlite3_column_bytes(st, i), out);
+                    // Comms and strings from a trace: printed for a terminal, controls escaped.
+                    const std::string e = escaped(
+                        std::string_view(reinterpret_cast<const char*>(t), sqlite3_column_bytes(st, i)),
+                        TextTarget::terminal);
+                    std::fwrite(e.data(), 1, e.size(), out);
                 }
             }
             std::fputc('\n', out);

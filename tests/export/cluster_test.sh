@@ -102,10 +102,10 @@ for f in "${node2_files[1]}" "${node1_files[1]}"; do
   python3 - "$work/$(basename "$f").report.json" "$work/rows.json" <<'PY' || fail "rows of $f differ from report"
 import json, sys
 want = [json.loads(l) for l in open(sys.argv[1])]
-# ClickHouse sends string bytes as they are; report writes a byte that is not UTF-8 as \u00XX.
+# ClickHouse sends string bytes as they are; report writes a byte that is not UTF-8 as the text \xHH.
 got = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8", errors="surrogateescape")]
 def text(v):
-    return "".join(chr(ord(c) - 0xdc00) if 0xdc80 <= ord(c) <= 0xdcff else c for c in v)
+    return "".join("\\x%02x" % (ord(c) - 0xdc00) if 0xdc80 <= ord(c) <= 0xdcff else c for c in v)
 if len(want) != len(got):
     print("   rows:", len(want), "in report,", len(got), "in ClickHouse"); sys.exit(1)
 for i, (w, g) in enumerate(zip(want, got)):
