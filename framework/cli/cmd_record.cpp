@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <ringscope/output_check.hpp>
+
 #include "framework/capture/recorder.hpp"
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/option_parsing.hpp"
@@ -63,6 +65,11 @@ int run_record(CliContext& ctx, const std::vector<std::string>& args) {
     o.tsc2nsec = vm.count("tsc2nsec") > 0;
     o.date = vm.count("date") > 0;
     o.output = vm["output"].as<std::string>();
+    // "-" would be a file named "-" here: only a regular file (or a new one) is written.
+    if (Status s = check_outputs({o.output == "-" ? "./-" : o.output}, {}); !s) {
+        ctx.error("record: " + s.error().to_string());
+        return kExitUsage;
+    }
     if (!parse_compression(vm["compression"].as<std::string>(), o.compression)) {
         ctx.error("record: unknown compression '" + vm["compression"].as<std::string>() +
                   "' (none, zlib or zstd)");

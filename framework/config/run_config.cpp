@@ -224,6 +224,7 @@ class Loader {
                                          : k == "html"   ? &c.outputs.html
                                                          : &c.outputs.perfetto;
                      *slot = p;
+                     c.outputs.pos[k] = pos(v);
                  });
         }
     }

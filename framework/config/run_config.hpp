@@ -58,6 +58,7 @@ struct AnalysisRun {
 struct OutputSpec {
     // Relative to the working directory (and outputs.dir); empty = not written.
     std::string text, json, csv, sqlite, perfetto, html;
+    std::map<std::string, SourcePos> pos;  // of each one's value, by key ("json")
 };
 
 struct RunConfig {

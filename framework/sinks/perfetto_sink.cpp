@@ -3,7 +3,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "framework/sinks/atomic_output.hpp"
+#include "framework/io/atomic_output.hpp"
 #include "framework/text/text_escape.hpp"
 
 namespace ringscope::sinks {
@@ -94,7 +94,7 @@ struct PerfettoSink::Impl {
         return h;
     }
 
-    AtomicOutput out;
+    io::AtomicOutput out;
     std::FILE* file = nullptr;
     std::string buf;
     bool first = true;
@@ -234,7 +234,11 @@ Status PerfettoSink::finish() {
     m.buf += "\n]}\n";
     m.flush();
     m.file = nullptr;
-    return m.out.commit();
+    return m.out.close();  // the caller commits every output at once
+}
+
+Status PerfettoSink::commit() {
+    return impl_->out.commit();
 }
 
 }  // namespace ringscope::sinks

@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "framework/sinks/atomic_output.hpp"
+#include "framework/io/atomic_output.hpp"
 #include "framework/text/text_escape.hpp"
 
 namespace ringscope::sinks {
@@ -107,7 +107,7 @@ struct SqliteSink::Impl {
         return s;
     }
 
-    AtomicOutput out;
+    io::AtomicOutput out;
     sqlite3* db = nullptr;
     sqlite3_stmt* insert_event = nullptr;
     std::unordered_map<const EventType*, TypeState> types;
@@ -123,7 +123,7 @@ SqliteSink::~SqliteSink() = default;
 
 Expected<std::unique_ptr<SqliteSink>> SqliteSink::create(const std::string& path) {
     auto impl = std::make_unique<Impl>(path);
-    ::unlink(impl->out.temp_path().c_str());
+    if (Status s = impl->out.create(); !s) return s.error();
     if (sqlite3_open(impl->out.temp_path().c_str(), &impl->db) != SQLITE_OK)
         return Error(Errc::io, impl->out.temp_path() + ": " + sqlite3_errmsg(impl->db));
     // One transaction, no journal: the file is private until renamed, so a crash only loses it.
@@ -246,7 +246,7 @@ Status SqliteSink::finish() {
     m.insert_event = nullptr;
     if (sqlite3_close(m.db) != SQLITE_OK) return Error(Errc::io, m.out.temp_path() + ": sqlite close failed");
     m.db = nullptr;
-    return m.out.commit();
+    return m.out.close();  // the caller commits every output at once
 }
 
 Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* out, bool header) {
@@ -297,6 +297,10 @@ Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* 
     }
     sqlite3_close(db);
     return result;
+}
+
+Status SqliteSink::commit() {
+    return impl_->out.commit();
 }
 
 }  // namespace ringscope::sinks
