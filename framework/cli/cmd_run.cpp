@@ -53,12 +53,10 @@ void load_plugins(const config::RunConfig& c, const CliContext& ctx, plugin::Plu
     for (const auto& d : plugin::plugin_search_path(ctx.plugin_dirs)) dirs.push_back(d);
     std::set<std::string> seen, available;
     for (const auto& d : dirs) {
-        std::error_code ec;
-        if (!fs::is_directory(d, ec)) continue;
+        std::vector<std::string> skipped;
         std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(d, ec))
-            if (e.path().extension() == ".so") files.push_back(e.path());
-        std::sort(files.begin(), files.end());
+        for (const auto& f : plugin::plugin_files(d, skipped)) files.emplace_back(f);
+        for (const auto& why : skipped) ctx.error(why);
         for (const auto& f : files) {
             std::string stem = f.stem().string();
             available.insert(stem);
