@@ -32,10 +32,15 @@ std::string escaped(std::string_view s, TextTarget target) {
 }
 
 std::string quoted_for_message(std::string_view s, size_t max_bytes) {
-    if (s.size() <= max_bytes) return escaped(s, TextTarget::terminal);
-    size_t cut = max_bytes;
-    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
-    return escaped(s.substr(0, cut), TextTarget::terminal) + "...";
+    size_t cut = s.size();
+    if (cut > max_bytes) {
+        cut = max_bytes;
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xc0) == 0x80) --cut;
+    }
+    std::string out = escaped(s.substr(0, cut), TextTarget::terminal);
+    // A message is one line: the file's newlines too are shown, not followed.
+    for (size_t at; (at = out.find('\n')) != std::string::npos;) out.replace(at, 1, "\\x0a");
+    return cut < s.size() ? out + "..." : out;
 }
 
 }  // namespace ringscope

@@ -86,6 +86,7 @@ TEST(TextEscape, MessagesQuoteAShortPrefix) {
     EXPECT_EQ(q.find('\x1b'), std::string::npos);
     EXPECT_EQ(q.substr(0, 8), "6\\x1b[2J");
     EXPECT_EQ(q.substr(q.size() - 3), "...");
+    EXPECT_EQ(ringscope::quoted_for_message("7\nline two"), "7\\x0aline two");
     // Cut on a character boundary: no half of a UTF-8 sequence becomes \xHH.
     EXPECT_EQ(ringscope::quoted_for_message(std::string(63, 'a') + "\xc3\xa9", 64),
               std::string(63, 'a') + "...");

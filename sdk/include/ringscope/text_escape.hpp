@@ -26,8 +26,8 @@ size_t utf8_sequence_length(std::string_view s, size_t i) noexcept;
 void append_escaped(std::string& out, std::string_view s, TextTarget target);
 std::string escaped(std::string_view s, TextTarget target);
 
-// At most max_bytes of s (cut on a character boundary), escaped for a terminal, with "..." when
-// cut: for messages that quote a file's text (a 64 KB version string).
+// At most max_bytes of s (cut on a character boundary), escaped for a terminal and newlines as
+// \x0a, with "..." when cut: for one-line messages that quote a file's text (a 64 KB version string).
 std::string quoted_for_message(std::string_view s, size_t max_bytes = 64);
 
 }  // namespace ringscope
