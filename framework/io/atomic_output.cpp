@@ -10,6 +10,8 @@
 #include <mutex>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -91,13 +93,23 @@ Status AtomicOutput::create() {
     std::filesystem::path p(path_);
     // Same folder, so the rename stays on one file system and is atomic; hidden.
     std::string name = (p.parent_path() / ("." + p.filename().string() + ".tmp.XXXXXX")).string();
+    // The file exists only once the signal handler knows it: the signals wait meanwhile.
+    sigset_t block, old;
+    sigemptyset(&block);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old);
     const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+    const int err = errno;
+    if (fd >= 0) {
+        temp_ = std::move(name);
+        slot_ = publish(temp_.c_str());
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (fd < 0)
-        return Error(Errc::io, path_ + ": cannot create a temporary file beside it: " + std::strerror(errno));
+        return Error(Errc::io, std::string("cannot create a temporary file beside it: ") + std::strerror(err))
+            .in_file(path_);
     ::fchmod(fd, 0666 & ~process_umask());  // mkostemp makes it 0600; a plain create would not
     ::close(fd);
-    temp_ = std::move(name);
-    slot_ = publish(temp_.c_str());
     return {};
 }
 
