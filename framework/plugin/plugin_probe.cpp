@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -59,12 +60,18 @@ class VerdictCache {
                 verdicts_[id] = verdict;
         }
     }
-    const std::string* find(const Identity& id) const {
+    const std::string* find(const Identity& id) {
         auto it = verdicts_.find(id);
-        return it == verdicts_.end() ? nullptr : &it->second;
+        if (it == verdicts_.end()) return nullptr;
+        used_.insert(id);
+        return &it->second;
     }
     void store(const Identity& id, const std::string& verdict) {
         verdicts_[id] = verdict;
+        used_.insert(id);
+        // Every rebuilt plugin adds a line: past kMaxEntries keep only the files this process met.
+        if (verdicts_.size() > kMaxEntries)
+            std::erase_if(verdicts_, [&](const auto& v) { return !used_.count(v.first); });
         if (path_.empty()) return;
         std::error_code ec;
         fs::create_directories(fs::path(path_).parent_path(), ec);
@@ -77,7 +84,9 @@ class VerdictCache {
 
   private:
     std::string path_;
+    static constexpr size_t kMaxEntries = 256;
     std::map<Identity, std::string> verdicts_;
+    std::set<Identity> used_;
 };
 
 // Runs load_in_child in a forked child; "ok" or why the plugin must be skipped.

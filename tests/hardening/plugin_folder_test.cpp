@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "hostile_common.hpp"
@@ -74,6 +75,23 @@ TEST(PluginFolder, VerdictsAreCachedByFileIdentity) {
                         fs::last_write_time(folder + "/crashing.so") - std::chrono::hours(1));
     r = with_cache(cache, "--plugin-dir " + sh_quote(folder) + " plugins");
     EXPECT_NE(read_file(cache), first);
+}
+
+TEST(PluginFolder, TheCacheDoesNotGrowWithoutBound) {
+    // Every rebuilt plugin is a new identity: past 256 lines only the files met are kept.
+    TempDir dir;
+    const std::string cache = dir / "cache";
+    std::string lines;
+    for (int i = 0; i < 300; ++i) lines += "1 " + std::to_string(i) + " 2 3 ok\n";
+    write_text(cache, lines);
+    const ShellResult r = with_cache(
+        cache,
+        "--plugin-dir " + sh_quote(std::string(RINGSCOPE_MISBEHAVING_PLUGINS) + "/crashing") + " plugins");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::string after = read_file(cache);
+    const auto n = std::count(after.begin(), after.end(), '\n');
+    EXPECT_GT(n, 0);
+    EXPECT_LT(n, 40) << after.substr(0, 400);
 }
 
 }  // namespace
