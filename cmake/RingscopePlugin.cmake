@@ -7,4 +7,5 @@ function(ringscope_add_plugin name)
   set_target_properties(${name} PROPERTIES PREFIX "" LIBRARY_OUTPUT_DIRECTORY ${RINGSCOPE_PLUGIN_OUTPUT_DIR}
     CXX_VISIBILITY_PRESET hidden)
   install(TARGETS ${name} LIBRARY DESTINATION ${RINGSCOPE_PLUGIN_INSTALL_DIR})
+  ringscope_origin_rpath(${name} ${RINGSCOPE_PLUGIN_INSTALL_DIR})
 endfunction()

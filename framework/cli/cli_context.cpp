@@ -1,5 +1,7 @@
 #include "framework/cli/cli_context.hpp"
 
+#include <ringscope/text_escape.hpp>
+
 #include "framework/plugin/plugin_paths.hpp"
 
 namespace ringscope::cli {
@@ -9,14 +11,14 @@ plugin::PluginHost& CliContext::plugins() {
         host_ = std::make_unique<plugin::PluginHost>();
         if (!no_plugins) {
             host_->load_dirs(plugin::plugin_search_path(plugin_dirs));
-            for (const auto& d : host_->diagnostics()) std::fprintf(stderr, "%s: %s\n", program.c_str(), d.c_str());
+            for (const auto& d : host_->diagnostics()) error(d);
         }
     }
     return *host_;
 }
 
 void CliContext::error(const std::string& message) const {
-    std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), escaped(message, TextTarget::terminal).c_str());
 }
 
 }  // namespace ringscope::cli

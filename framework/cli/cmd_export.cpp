@@ -43,7 +43,8 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         "Streams every event of each trace file into ClickHouse over its HTTP interface (Native blocks,\n"
         "zlib-compressed batches) and creates DB.events and DB.files when absent. Exactly once: a file\n"
         "already in DB.files is skipped; an interrupted export is redone from scratch on the next run.\n"
-        "A server that is down or answers 5xx is retried with exponential back-off.\n"
+        "A server that is down, stalls or answers 500/502/503/504 is retried with exponential back-off;\n"
+        "other answers (4xx) are not. A file that fails leaves no rows behind (its partition is dropped).\n"
         "Columns and query examples: framework/export/README.md.\n\nOptions");
     opts.add_options()("help,h", "this text")(
         "to", po::value<std::string>(), "clickhouse://HOST[:PORT][/DB]")("user", po::value<std::string>(),
@@ -55,6 +56,9 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         "events per INSERT (each makes a MergeTree part)")(
         "retries", po::value<int>()->default_value(5),
         "retries of a failed request (back-off 0.25 s, doubling)")(
+        "read-timeout", po::value<double>()->default_value(60),
+        "seconds without a byte from the server before a request fails")(
+        "deadline", po::value<double>()->default_value(600), "seconds a request may last in all")(
         "quiet,q", "no progress line and no per-file lines")("files", po::value<std::vector<std::string>>(),
                                                              "trace files");
     po::positional_options_description pos;
@@ -82,6 +86,11 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         ctx.error("export: -j, --connections and --batch-rows must be at least 1, --retries at least 0");
         return kExitUsage;
     }
+    const double read_timeout = vm["read-timeout"].as<double>(), deadline = vm["deadline"].as<double>();
+    if (!(read_timeout >= 1 && read_timeout <= 86400) || !(deadline >= 1 && deadline <= 86400)) {
+        ctx.error("export: --read-timeout and --deadline are seconds from 1 to 86400");
+        return kExitUsage;
+    }
     exporter::Credentials credentials;
     if (vm.count("user")) credentials.user = vm["user"].as<std::string>();
     if (vm.count("password-file")) {
@@ -107,6 +116,8 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
 
     exporter::RetryPolicy policy;
     policy.attempts = retries + 1;
+    policy.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(read_timeout * 1000));
+    policy.deadline = std::chrono::milliseconds(static_cast<int64_t>(deadline * 1000));
     exporter::ExportCounters counters;
     exporter::ExportProgress progress(counters, files.size(), total_bytes, !quiet);
     auto say = [&](std::FILE* out, const std::string& line) {

@@ -1,6 +1,8 @@
 // `ringscope extract [-B INSTANCE] [-o FILE] [--compression C]`: what the buffers hold now.
 #include <boost/program_options.hpp>
 
+#include <ringscope/output_check.hpp>
+
 #include "framework/capture/recorder.hpp"
 #include "framework/cli/capture_args.hpp"
 #include "framework/cli/cli_context.hpp"
@@ -26,6 +28,11 @@ int run_extract(CliContext& ctx, const std::vector<std::string>& args) {
     capture::ExtractOptions o;
     if (vm.count("instance")) o.instance = vm["instance"].as<std::string>();
     o.output = vm["output"].as<std::string>();
+    // "-" would be a file named "-" here: only a regular file (or a new one) is written.
+    if (Status s = check_outputs({o.output == "-" ? "./-" : o.output}, {}); !s) {
+        ctx.error("extract: " + s.error().to_string());
+        return kExitUsage;
+    }
     if (!parse_compression(vm["compression"].as<std::string>(), o.compression)) {
         ctx.error("extract: unknown compression '" + vm["compression"].as<std::string>() +
                   "' (none, zlib or zstd)");

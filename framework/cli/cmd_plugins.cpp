@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include <ringscope/text_escape.hpp>
+
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/option_parsing.hpp"
 
@@ -48,7 +50,7 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
             }
             list.push_back({{"name", p.name},
                             {"version", p.version},
-                            {"path", p.path},
+                            {"path", escaped(p.path, TextTarget::utf8)},
                             {"decoders", p.decoders},
                             {"handlers", handlers},
                             {"resolvers", p.resolvers},
@@ -57,11 +59,14 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
                             {"print_options", options},
                             {"analyses", p.analyses}});
         }
-        std::cout << nlohmann::json{{"plugins", list}, {"errors", host.diagnostics()}}.dump(2) << "\n";
+        // File names in paths and messages need not be UTF-8; JSON must be.
+        nlohmann::json errors = nlohmann::json::array();
+        for (const auto& d : host.diagnostics()) errors.push_back(escaped(d, TextTarget::utf8));
+        std::cout << nlohmann::json{{"plugins", list}, {"errors", errors}}.dump(2) << "\n";
         return kExitOk;
     }
     for (const auto& p : host.plugins()) {
-        std::cout << p.name << " " << p.version << "  " << p.path << "\n";
+        std::cout << p.name << " " << p.version << "  " << escaped(p.path, TextTarget::terminal) << "\n";
         for (const auto& d : p.decoders) std::cout << "  decoder   " << d << "\n";
         for (size_t i = 0; i < p.handlers.size(); ++i) {
             std::cout << "  handler   " << p.handlers[i] << ":";

@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdio>
 
+#include <ringscope/output_check.hpp>
+
 #include "framework/capture/recorder.hpp"
 #include "framework/cli/capture_args.hpp"
 #include "framework/cli/cli_context.hpp"
@@ -16,6 +18,11 @@ int run_record(CliContext& ctx, const std::vector<std::string>& args) {
     capture::RecordOptions o;
     if (int rc = parse_capture_args(ctx, CaptureCommand::record, args, o); rc >= 0) return rc;
     recover_tracing_state(ctx);
+    // "-" would be a file named "-" here: only a regular file (or a new one) is written.
+    if (Status s = check_outputs({o.output == "-" ? "./-" : o.output}, {}); !s) {
+        ctx.error("record: " + s.error().to_string());
+        return kExitUsage;
+    }
     auto r = capture::record(o);
     if (!r) {
         ctx.error("record: " + r.error().to_string());

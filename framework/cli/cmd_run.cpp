@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <ringscope/text_escape.hpp>
 #include <ringscope/trace.hpp>
 
 #include "framework/api/read_position.hpp"
@@ -17,13 +18,14 @@
 #include "framework/config/analysis_catalog.hpp"
 #include "framework/config/analysis_pass.hpp"
 #include "framework/config/run_config.hpp"
+#include "framework/io/atomic_output.hpp"
 #include "framework/io/mapped_file.hpp"
 #include "framework/io/trace_dat_types.hpp"
 #include "framework/perfetto/trace_writer.hpp"
 #include "framework/plugin/plugin_paths.hpp"
 #include "framework/results/table_json.hpp"
-#include "framework/sinks/atomic_output.hpp"
 #include "framework/sinks/html_report.hpp"
+#include "framework/sinks/output_check.hpp"
 #include "framework/sinks/perfetto_sink.hpp"
 #include "framework/sinks/progress_bar.hpp"
 #include "framework/sinks/sqlite_sink.hpp"
@@ -52,12 +54,10 @@ void load_plugins(const config::RunConfig& c, const CliContext& ctx, plugin::Plu
     for (const auto& d : plugin::plugin_search_path(ctx.plugin_dirs)) dirs.push_back(d);
     std::set<std::string> seen, available;
     for (const auto& d : dirs) {
-        std::error_code ec;
-        if (!fs::is_directory(d, ec)) continue;
+        std::vector<std::string> skipped;
         std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(d, ec))
-            if (e.path().extension() == ".so") files.push_back(e.path());
-        std::sort(files.begin(), files.end());
+        for (const auto& f : plugin::plugin_files(d, skipped)) files.emplace_back(f);
+        for (const auto& why : skipped) ctx.error(why);
         for (const auto& f : files) {
             std::string stem = f.stem().string();
             available.insert(stem);
@@ -138,13 +138,36 @@ api::ReadPosition read_position(std::vector<Trace>& traces) {
     return sum;
 }
 
-Status write_tables_atomically(const std::string& path, const std::vector<ResultTable>& tables,
-                               TableFormat f) {
-    sinks::AtomicOutput out(path);
-    auto file = out.open();
+// The outputs a run file names, by key.
+std::vector<std::pair<const char*, const std::string*>> output_files(const config::OutputSpec& o) {
+    std::vector<std::pair<const char*, const std::string*>> out;
+    for (auto [key, p] : {std::pair{"text", &o.text},
+                          {"json", &o.json},
+                          {"csv", &o.csv},
+                          {"sqlite", &o.sqlite},
+                          {"perfetto", &o.perfetto},
+                          {"html", &o.html},
+                          {"perfetto-trace", &o.perfetto_trace}})
+        if (!p->empty()) out.emplace_back(key, p);
+    return out;
+}
+
+// Writes a complete output under its temporary name; the run renames them all at its end.
+template <class Write>
+Status write_pending(std::vector<std::unique_ptr<io::AtomicOutput>>& pending, const std::string& path,
+                     Write write) {
+    auto out = std::make_unique<io::AtomicOutput>(path);
+    auto file = out->open();
     if (!file) return file.error();
-    write_tables(*file, tables, f);
-    return out.commit();
+    write(*file);
+    if (Status s = out->close(); !s) return s;
+    pending.push_back(std::move(out));
+    return {};
+}
+
+Status write_pending_text(std::vector<std::unique_ptr<io::AtomicOutput>>& pending, const std::string& path,
+                          std::string_view text) {
+    return write_pending(pending, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
 }
 
 }  // namespace
@@ -239,6 +262,21 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             }
         }
     }
+    {
+        // Outputs must not destroy an input, this file, a device node or each other.
+        std::vector<std::string> reads{path}, keys, outs;
+        for (const auto& in : cfg.inputs) reads.push_back(in.path);
+        for (const auto& s : cfg.symbols) reads.push_back(s.path);
+        for (const auto& [key, out] : output_files(cfg.outputs)) {
+            keys.push_back(key);
+            outs.push_back(*out);
+        }
+        for (auto& [i, e] : sinks::output_problems(outs, reads)) {
+            auto at = cfg.outputs.pos.find(keys[i]);
+            errors.push_back({at != cfg.outputs.pos.end() ? at->second : config::SourcePos{path},
+                              "outputs." + keys[i] + ": " + e.message()});
+        }
+    }
     if (!errors.empty()) {
         // In file order; --set errors after the file's.
         std::stable_sort(errors.begin(), errors.end(),
@@ -264,8 +302,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         std::fprintf(stderr, "%s run: %s\n", ctx.program.c_str(), e.to_string().c_str());
         return kExitRuntime;
     };
-    for (const std::string* o : {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv, &cfg.outputs.sqlite,
-                                 &cfg.outputs.perfetto, &cfg.outputs.html, &cfg.outputs.perfetto_trace}) {
+    for (const auto& [key, o] : output_files(cfg.outputs)) {
         fs::path parent = fs::path(*o).parent_path();
         std::error_code ec;
         if (!o->empty() && !parent.empty() && !fs::create_directories(parent, ec) && ec)
@@ -361,7 +398,9 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     const uint64_t pages_loaded = api::pages_loaded_in_process() - pages_before;
     progress.stage("outputs");
 
-    // Everything computed: now the outputs appear, each renamed into place when complete.
+    // Everything computed: the outputs are completed under temporary names, then renamed into
+    // place together, so a failure leaves none of them behind.
+    std::vector<std::unique_ptr<io::AtomicOutput>> pending;
     if (sqlite)
         if (Status s = sqlite->finish(); !s) return fail(s.error());
     if (perfetto)
@@ -371,18 +410,22 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     std::vector<ResultTable> tables;
     for (const auto& r : results) tables.insert(tables.end(), r.tables.begin(), r.tables.end());
     if (!cfg.outputs.text.empty())
-        if (Status s = write_tables_atomically(cfg.outputs.text, tables, TableFormat::text); !s)
+        if (Status s = write_pending(pending, cfg.outputs.text,
+                                     [&](std::FILE* f) { write_tables(f, tables, TableFormat::text); });
+            !s)
             return fail(s.error());
     if (!cfg.outputs.csv.empty())
-        if (Status s = write_tables_atomically(cfg.outputs.csv, tables, TableFormat::csv); !s)
+        if (Status s = write_pending(pending, cfg.outputs.csv,
+                                     [&](std::FILE* f) { write_tables(f, tables, TableFormat::csv); });
+            !s)
             return fail(s.error());
     if (!cfg.outputs.json.empty()) {
         json doc;
-        doc["title"] = cfg.title;
+        doc["title"] = escaped(cfg.title, TextTarget::utf8);
         doc["inputs"] = json::array();
         for (const auto& [i, in] : summary.inputs())
-            doc["inputs"].push_back({{"name", in.name},
-                                     {"path", in.path},
+            doc["inputs"].push_back({{"name", escaped(in.name, TextTarget::utf8)},
+                                     {"path", escaped(in.path, TextTarget::utf8)},
                                      {"cpus", in.cpus},
                                      {"events", in.events},
                                      {"first_ts", in.first_ts},
@@ -394,7 +437,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                           {"cpu_data_bytes", read.bytes_total},
                           {"cpu_data_pages", read.pages_total},
                           {"pages_loaded", pages_loaded}};
-        if (Status s = sinks::write_file_atomically(cfg.outputs.json, doc.dump(2) + "\n"); !s)
+        if (Status s = write_pending_text(pending, cfg.outputs.json, doc.dump(2) + "\n"); !s)
             return fail(s.error());
     }
     if (!cfg.outputs.html.empty()) {
@@ -402,11 +445,17 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             cfg.title.empty() ? "ringscope run: " + fs::path(path).filename().string() : cfg.title;
         std::vector<sinks::NamedResult> named;
         for (const auto& r : results) named.emplace_back(r.name, r.doc);
-        if (Status s = sinks::write_file_atomically(cfg.outputs.html,
-                                                    sinks::render_html_report(title, summary, named));
+        if (Status s = write_pending_text(pending, cfg.outputs.html,
+                                          sinks::render_html_report(title, summary, named));
             !s)
             return fail(s.error());
     }
+    for (sinks::EventSink* s :
+         {static_cast<sinks::EventSink*>(sqlite.get()), static_cast<sinks::EventSink*>(perfetto.get())})
+        if (s)
+            if (Status st = s->commit(); !st) return fail(st.error());
+    for (auto& out : pending)
+        if (Status s = out->commit(); !s) return fail(s.error());
     progress.finish();
     if (!quiet) {
         std::fprintf(stderr, "%s: %llu events, %zu analyses, %s of CPU data read (%llu of %llu pages)\n",

@@ -226,6 +226,7 @@ class Loader {
                                          : k == "perfetto-trace" ? &c.outputs.perfetto_trace
                                                                  : &c.outputs.perfetto;
                      *slot = p;
+                     c.outputs.pos[k] = pos(v);
                  });
         }
     }

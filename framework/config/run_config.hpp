@@ -59,6 +59,7 @@ struct OutputSpec {
     // Relative to the working directory (and outputs.dir); empty = not written.
     std::string text, json, csv, sqlite, perfetto, html;
     std::string perfetto_trace;  // Perfetto's protobuf trace (framework/perfetto)
+    std::map<std::string, SourcePos> pos;  // of each one's value, by key ("json")
 };
 
 struct RunConfig {

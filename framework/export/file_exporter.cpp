@@ -54,6 +54,14 @@ void encode_file_row(const FileRow& r, DeflateStream& out) {
 
 }  // namespace
 
+Error FileExporter::without_rows(Error e, uint64_t file_id) {
+    // A file is in DB.events whole or not at all: what its batches stored goes with its partition.
+    if (auto dropped = client_.query(schema_.drop_file_events(file_id)); !dropped)
+        return Error(e.code(), e.message() + "; its rows could not be removed (" + dropped.error().message() +
+                                   "), the next export of the file removes them");
+    return Error(e.code(), e.message() + "; its rows were removed (partition dropped)");
+}
+
 Expected<FileExportResult> FileExporter::run(const std::string& path) {
     FileExportResult result;
     result.path = path;
@@ -107,14 +115,21 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
             }
             return Status::success();
         };
+        Status sent;
         for (const Event& ev : trace->events()) {
             batch.add(seq++, ev);
             if (batch.rows() >= options_.batch_rows)
-                if (Status s = flush(); !s) return fail(std::move(s).error());
+                if (sent = flush(); !sent) break;
         }
-        if (!trace->status()) return fail(trace->status().error());
-        if (Status s = flush(); !s) return fail(std::move(s).error());
-        if (Status s = sender.finish(); !s) return fail(std::move(s).error());
+        if (sent && !trace->status()) sent = trace->status().error();
+        if (sent) sent = flush();
+        // Every batch in flight ends (stored or failed) before anything is dropped.
+        if (Status s = sender.finish(); sent && !s) sent = std::move(s);
+        if (!sent) {
+            if (options_.fail_after_batches && result.batches >= options_.fail_after_batches)
+                return fail(std::move(sent).error());  // the test hook stands for a crash: rows stay
+            return fail(without_rows(std::move(sent).error(), result.file_id));
+        }
         result.sent_bytes = sender.sent_bytes();
     }
     result.events = seq;
@@ -130,8 +145,17 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
         if (!n) return std::move(n).error();
         return *n > 0;
     };
-    if (Status s = client_.insert(schema_.insert_files(), body.body(), files_landed); !s)
-        return fail(std::move(s).error());
+    if (Status s = client_.insert(schema_.insert_files(), body.body(), files_landed); !s) {
+        // Its rows go only when the files row is known absent; one that landed unseen makes the
+        // file exported after all.
+        auto n = client_.query_count(exported_sql);
+        if (n && *n == 0) return fail(without_rows(std::move(s).error(), result.file_id));
+        if (!n) {
+            Error e = std::move(s).error();
+            return fail(
+                Error(e.code(), e.message() + "; its rows stay: whether its files row landed is unknown"));
+        }
+    }
     result.sent_bytes += body.body().size();
     counters_.sent_bytes += body.body().size();
     counters_.input_bytes += file_bytes;

@@ -3,7 +3,8 @@
 //   2. DB.files already has file_id -> "already exported", nothing is sent;
 //   3. otherwise DROP PARTITION file_id removes what an interrupted earlier run left in DB.events;
 //   4. the events go in Native blocks (zlib-compressed), each retried until it is known stored;
-//   5. the DB.files row goes last, so it exists only when every event does.
+//   5. the DB.files row goes last, so it exists only when every event does;
+//   6. a file that fails after its partition was dropped has it dropped again: no rows of it stay.
 #pragma once
 
 #include <atomic>
@@ -52,6 +53,9 @@ class FileExporter {
     Expected<FileExportResult> run(const std::string& path);
 
   private:
+    // e, after dropping the file's partition (or saying that it could not be dropped).
+    Error without_rows(Error e, uint64_t file_id);
+
     std::span<HttpClient* const> clients_;
     HttpClient& client_;
     const ClickHouseSchema& schema_;

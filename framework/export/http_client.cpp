@@ -1,5 +1,8 @@
 #include "framework/export/http_client.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -21,6 +24,54 @@ struct Attempt {
     std::string message;
     std::string body;
 };
+
+// Answers another try can mend: the server's own trouble or a gateway's, not the request's.
+bool transient_status(long status) {
+    return status == 500 || status == 502 || status == 503 || status == 504;
+}
+
+// Transfer errors no retry mends.
+bool permanent_curl_error(CURLcode rc) {
+    switch (rc) {
+        case CURLE_UNSUPPORTED_PROTOCOL:
+        case CURLE_URL_MALFORMAT:
+        case CURLE_NOT_BUILT_IN:
+        case CURLE_LOGIN_DENIED:
+        case CURLE_TOO_MANY_REDIRECTS:
+        case CURLE_FILESIZE_EXCEEDED:
+        case CURLE_OUT_OF_MEMORY:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Ends a transfer in which no byte moved for `limit` (curl calls this about once a second).
+struct Stall {
+    std::chrono::milliseconds limit;
+    curl_off_t down = -1, up = -1;
+    std::chrono::steady_clock::time_point since = std::chrono::steady_clock::now();
+    bool stalled = false;
+};
+
+int on_progress(void* user, curl_off_t, curl_off_t down, curl_off_t, curl_off_t up) {
+    auto& s = *static_cast<Stall*>(user);
+    const auto now = std::chrono::steady_clock::now();
+    if (down != s.down || up != s.up) {
+        s.down = down;
+        s.up = up;
+        s.since = now;
+        return 0;
+    }
+    s.stalled = now - s.since >= s.limit;
+    return s.stalled ? 1 : 0;
+}
+
+std::string ms_text(std::chrono::milliseconds ms) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(ms.count()) / 1000);
+    return buf;
+}
 
 std::string first_line(std::string s) {
     size_t nl = s.find('\n');
@@ -55,6 +106,14 @@ struct HttpClient::Impl {
         lib->easy_setopt(curl, CURLOPT_WRITEDATA, &a.body);
         lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
         lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
+        // A server that accepts the connection and then says nothing: no byte either way for
+        // read_timeout ends the attempt (curl's LOW_SPEED_TIME averages over ~6 s of the upload
+        // before it, hence a callback), and so does the deadline.
+        Stall stall{policy.read_timeout};
+        lib->easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &on_progress);
+        lib->easy_setopt(curl, CURLOPT_XFERINFODATA, &stall);
+        lib->easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+        lib->easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(policy.deadline.count()));
         if (!credentials.user.empty()) {
             lib->easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
             lib->easy_setopt(curl, CURLOPT_USERNAME, credentials.user.c_str());
@@ -67,10 +126,15 @@ struct HttpClient::Impl {
         CURLcode rc = lib->easy_perform(curl);
         lib->slist_free_all(headers);
         if (rc != CURLE_OK) {
-            a.retryable = true;
+            a.retryable = !permanent_curl_error(rc);
             // Refused or unresolved: nothing was sent. Anything else may have delivered the body.
             a.may_have_landed = rc != CURLE_COULDNT_CONNECT && rc != CURLE_COULDNT_RESOLVE_HOST;
             a.message = where() + ": " + lib->easy_strerror(rc);
+            if (rc == CURLE_ABORTED_BY_CALLBACK && stall.stalled)
+                a.message = where() + ": no byte from the server for " + ms_text(policy.read_timeout) +
+                            " (--read-timeout)";
+            else if (rc == CURLE_OPERATION_TIMEDOUT)
+                a.message += " (the request lasted over " + ms_text(policy.deadline) + ", --deadline)";
             return a;
         }
         long status = 0;
@@ -79,7 +143,7 @@ struct HttpClient::Impl {
             a.ok = true;
             return a;
         }
-        a.retryable = status >= 500;
+        a.retryable = transient_status(status);
         a.may_have_landed = status >= 500;
         a.message = where() + ": HTTP " + std::to_string(status) + ": " + first_line(a.body);
         return a;
@@ -94,7 +158,10 @@ struct HttpClient::Impl {
             if (a.ok) return std::move(a.body);
             if (!a.retryable || n >= policy.attempts) {
                 std::string m = a.message;
-                if (a.retryable) m += " (gave up after " + std::to_string(n) + " attempts)";
+                if (a.retryable)
+                    m += " (gave up after " + std::to_string(n) + " attempts)";
+                else
+                    m += " (not retried: another try would get the same answer)";
                 return Error(Errc::io, m);
             }
             if (log)

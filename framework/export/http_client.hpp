@@ -1,5 +1,7 @@
 // ClickHouse's HTTP interface through libcurl: SQL statements and compressed INSERT bodies, with
-// retries and exponential back-off when the server is unreachable or answers 5xx. One client per
+// retries and exponential back-off when the server is unreachable, stalls or answers 500/502/503/
+// 504. Other answers (4xx, 501, 505, ...) and errors that another try cannot mend (a bad URL,
+// refused credentials) fail at once. One client per
 // thread (it owns a curl handle and reuses its connection).
 #pragma once
 
@@ -21,6 +23,10 @@ struct RetryPolicy {
     int attempts = 6;  // tries per request, the first included
     std::chrono::milliseconds first_delay{250};
     std::chrono::milliseconds max_delay{8000};
+    // An attempt fails when no byte moves for read_timeout (a server that accepts and then stalls),
+    // or when it lasts longer than deadline in all.
+    std::chrono::milliseconds read_timeout{60000};
+    std::chrono::milliseconds deadline{600000};
 };
 
 struct Credentials {

@@ -13,6 +13,8 @@
 #include <system_error>
 #include <thread>
 
+#include <ringscope/text_escape.hpp>
+
 namespace ringscope::io {
 
 struct detail::ReaderState {
@@ -193,8 +195,8 @@ class Parser {
         if (!ver) return std::move(ver).error();
         const std::string vs = to_string(*ver);
         if (vs != "6" && vs != "7") {
-            return Error(Errc::bad_version,
-                         "unsupported file version \"" + vs + "\" (this build reads 6 and 7)")
+            return Error(Errc::bad_version, "unsupported file version \"" + quoted_for_message(vs) +
+                                                "\" (this build reads 6 and 7)")
                 .at_offset(10);
         }
         s_.version = vs == "6" ? 6 : 7;

@@ -1,5 +1,6 @@
 #include "framework/io/trace_dat_writer.hpp"
 
+#include "framework/io/atomic_output.hpp"
 #include "framework/io/byte_cursor.hpp"
 #include "framework/io/option_codec.hpp"
 #include "framework/io/trace_dat_reader.hpp"
@@ -25,6 +26,7 @@ constexpr const char* kDescriptions[] = {"headers", "ftrace events", "events for
 
 struct TraceDatWriter::State {
     std::string path;
+    std::unique_ptr<AtomicOutput> file;  // appears under `path` only when finished
     int fd = -1;
     WriterConfig cfg;
     TraceMetadata meta;
@@ -438,7 +440,9 @@ Expected<std::unique_ptr<TraceDatWriter>> TraceDatWriter::create(const std::stri
     s->section_offset.assign(s->buffers.size(), 0);
     s->opened.assign(s->buffers.size(), false);
     s->closed.assign(s->buffers.size(), false);
-    s->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    s->file = std::make_unique<AtomicOutput>(path);
+    if (Status st = s->file->create(); !st) return std::move(st).error();
+    s->fd = ::open(s->file->temp_path().c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (s->fd < 0)
         return Error(Errc::io, std::string("cannot create: ") + std::strerror(errno)).in_file(path);
     Status st = cfg.file_version >= 7 ? s->start_v7() : s->start_v6();
@@ -558,7 +562,7 @@ Status TraceDatWriter::finish() {
         return s.io_error("cannot close");
     }
     s.fd = -1;
-    return {};
+    return s.file->commit();
 }
 
 Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config) {

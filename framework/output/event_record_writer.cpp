@@ -1,6 +1,7 @@
 #include "framework/output/event_record_writer.hpp"
 
 #include "framework/output/number_format.hpp"
+#include "framework/text/text_escape.hpp"
 
 namespace ringscope::output {
 
@@ -27,56 +28,8 @@ void EventRecordWriter::write(std::string_view source, const Event& ev, std::str
         write_csv(source, ev, comm, pid, ts, missed, info);
 }
 
-// Length of the valid UTF-8 sequence at s[i], or 0.
-static size_t utf8_len(std::string_view s, size_t i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-    if (n == 0 || i + n > s.size()) return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
-    return n;
-}
-
 void EventRecordWriter::append_json_escaped(OutputBuffer& out, std::string_view s) {
-    static const char hex[] = "0123456789abcdef";
-    size_t run = 0;  // start of the pending run of plain characters
-    for (size_t i = 0; i < s.size();) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            ++i;
-            continue;
-        }
-        if (c >= 0x80) {
-            if (size_t n = utf8_len(s, i)) {
-                i += n;
-                continue;
-            }
-        }
-        out.append(s.substr(run, i - run));
-        char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-        switch (c) {
-            case '"':
-                out.append("\\\"", 2);
-                break;
-            case '\\':
-                out.append("\\\\", 2);
-                break;
-            case '\n':
-                out.append("\\n", 2);
-                break;
-            case '\t':
-                out.append("\\t", 2);
-                break;
-            case '\r':
-                out.append("\\r", 2);
-                break;
-            default:
-                out.append(e, 6);
-                break;  // control characters and bytes that are not UTF-8
-        }
-        run = ++i;
-    }
-    out.append(s.substr(run));
+    text::escape_into(out, s, TextTarget::json);
 }
 
 void EventRecordWriter::append_fields(const Event& ev) {
@@ -149,17 +102,7 @@ void EventRecordWriter::write_json(std::string_view source, const Event& ev, std
 }
 
 void EventRecordWriter::append_csv_cell(std::string_view s) {
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
-        out_.append(s);
-        return;
-    }
-    out_.push_back('"');
-    for (size_t q; (q = s.find('"')) != std::string_view::npos; s.remove_prefix(q + 1)) {
-        out_.append(s.substr(0, q + 1));
-        out_.push_back('"');
-    }
-    out_.append(s);
-    out_.push_back('"');
+    text::append_csv_cell(out_, s);
 }
 
 void EventRecordWriter::write_csv(std::string_view source, const Event& ev, std::string_view comm, int pid,

@@ -5,6 +5,8 @@
 //        numbers with the field's signedness, char arrays and strings as strings, other arrays as
 //        arrays of numbers) and info (the report text).
 //  csv:  a header line, then source,ts,cpu,pid,comm,system,event,missed_before,info (RFC 4180 quoting).
+// Text from the trace is escaped as ringscope/text_escape.hpp says (json: always valid UTF-8, bytes
+// that are not as \\xHH; csv: cells starting with = + - @ get a ' in front).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,7 @@ class EventRecordWriter {
     void write(std::string_view source, const Event& ev, std::string_view comm, int pid, uint64_t ts,
                int64_t missed, std::string_view info);
 
-    // JSON string contents (no quotes): ", \, control characters and invalid UTF-8 escaped.
+    // JSON string contents (no quotes): TextTarget::json.
     static void append_json_escaped(OutputBuffer& out, std::string_view s);
 
   private:

@@ -1,5 +1,7 @@
 #include "framework/plugin/plugin_host.hpp"
 
+#include "framework/plugin/plugin_paths.hpp"
+#include "framework/plugin/plugin_probe.hpp"
 #include "framework/plugin/print_options.hpp"
 
 #include <algorithm>
@@ -88,16 +90,8 @@ PluginHost::~PluginHost() {
 }
 
 void PluginHost::load_dirs(const std::vector<std::string>& dirs) {
-    for (const std::string& dir : dirs) {
-        std::error_code ec;
-        if (!fs::is_directory(dir, ec)) continue;
-        std::vector<std::string> files;
-        for (const auto& entry : fs::directory_iterator(dir, ec)) {
-            if (entry.path().extension() == ".so") files.push_back(entry.path().string());
-        }
-        std::sort(files.begin(), files.end());
-        for (const std::string& f : files) load_file(f);
-    }
+    for (const std::string& dir : dirs)
+        for (const std::string& f : plugin_files(dir, diagnostics_)) load_file(f);
 }
 
 void PluginHost::apply_print_options(const std::vector<std::string>& args) {
@@ -111,12 +105,24 @@ const Command* PluginHost::find_command(std::string_view name) const {
 }
 
 bool PluginHost::load_file(const std::string& path) {
+    std::error_code ec;
+    for (const auto& p : plugins_)
+        if (fs::equivalent(p.path, path, ec)) return true;  // the same file reached through two paths
+    // In a child first (a copy of this host, so duplicates count the same): a plugin that crashes
+    // or hangs there is named and skipped.
+    ProbeResult probe = probe_plugin(path, [&] { return load_in_process(path); });
+    if (!probe.load) {
+        diagnostics_.push_back("plugin " + path + ": " + probe.why);
+        return false;
+    }
+    return load_in_process(path);
+}
+
+bool PluginHost::load_in_process(const std::string& path) {
     auto fail = [&](const std::string& why) {
         diagnostics_.push_back("plugin " + path + ": " + why);
         return false;
     };
-    for (const auto& p : plugins_)
-        if (fs::equivalent(p.path, path)) return true;  // the same file reached through two paths
 
     boost::dll::shared_library lib;
     try {

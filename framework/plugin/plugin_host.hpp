@@ -75,7 +75,8 @@ class PluginHost {
 
     // Loads every *.so of each folder (in name order); folders that do not exist are skipped.
     void load_dirs(const std::vector<std::string>& dirs);
-    // Loads one file; false (and a diagnostic) when it is not a usable plugin.
+    // Loads one file; false (and a diagnostic) when it is not a usable plugin. It is loaded in a
+    // child process first (plugin_probe.hpp): one that crashes or hangs there is skipped.
     bool load_file(const std::string& path);
 
     // One line per problem met while loading ("plugin FILE: reason").
@@ -96,6 +97,8 @@ class PluginHost {
     void apply_print_options(const std::vector<std::string>& args);
 
   private:
+    bool load_in_process(const std::string& path);
+
     // Libraries are destroyed last: everything below holds code or data from them.
     std::vector<boost::dll::shared_library> libraries_;
     std::vector<std::unique_ptr<Plugin>> instances_;

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -24,6 +25,35 @@ std::string own_plugin_dir() {
         }
     }
     return {};
+}
+
+std::vector<std::string> plugin_files(const std::string& dir, std::vector<std::string>& skipped) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return files;
+    // Never the throwing forms: one bad entry must not stop every command (--help included).
+    fs::directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+        const fs::path& p = it->path();
+        if (p.extension() != ".so") continue;
+        std::error_code sec;
+        const fs::file_status st = fs::status(p, sec);  // follows symlinks
+        if (sec) {
+            skipped.push_back("plugin " + p.string() + ": skipped, " + sec.message());
+        } else if (!fs::is_regular_file(st)) {
+            const char* what = fs::is_directory(st)                                 ? "a folder"
+                               : fs::is_fifo(st)                                    ? "a FIFO"
+                               : fs::is_socket(st)                                  ? "a socket"
+                               : fs::is_character_file(st) || fs::is_block_file(st) ? "a device"
+                               : fs::exists(st)                                     ? "not a regular file"
+                                                : "a dangling symbolic link";
+            skipped.push_back("plugin " + p.string() + ": skipped, " + what + ", not a regular file");
+        } else {
+            files.push_back(p.string());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    return files;
 }
 
 std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra) {

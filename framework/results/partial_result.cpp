@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "framework/sinks/atomic_output.hpp"
+#include "framework/io/atomic_output.hpp"
 
 namespace ringscope {
 namespace {
@@ -46,7 +46,7 @@ Status write_partial(const std::string& path, const PartialResult& partial) {
                 {"params", partial.params},
                 {"inputs", partial.inputs},
                 {"state", std::move(state)}};
-    Status s = sinks::write_file_atomically(path, doc.dump() + "\n");
+    Status s = io::write_file_atomically(path, doc.dump() + "\n");
     // The error names the temporary file; the user named the partial.
     if (!s) return Error(s.error().code(), "cannot write: " + s.error().message()).in_file(path);
     return s;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <ringscope/text_escape.hpp>
+
 namespace ringscope::results {
 namespace {
 
@@ -16,7 +18,7 @@ nlohmann::ordered_json cell_json(const Cell& c) {
             return std::isfinite(d) ? nlohmann::ordered_json(d) : nlohmann::ordered_json();
         }
         case 4:
-            return std::get<std::string>(c);
+            return escaped(std::get<std::string>(c), TextTarget::utf8);  // nlohmann throws on bad UTF-8
         default:
             return nullptr;
     }
@@ -30,10 +32,11 @@ nlohmann::ordered_json tables_json(const std::vector<ResultTable>& tables) {
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const auto& r : t.rows) {
             nlohmann::ordered_json row = nlohmann::ordered_json::object();
-            for (size_t i = 0; i < t.columns.size() && i < r.size(); ++i) row[t.columns[i]] = cell_json(r[i]);
+            for (size_t i = 0; i < t.columns.size() && i < r.size(); ++i)
+                row[escaped(t.columns[i], TextTarget::utf8)] = cell_json(r[i]);
             rows.push_back(std::move(row));
         }
-        doc[t.name] = std::move(rows);
+        doc[escaped(t.name, TextTarget::utf8)] = std::move(rows);
     }
     return doc;
 }

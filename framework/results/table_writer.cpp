@@ -1,5 +1,6 @@
 // Renders analysis result tables as aligned text, JSON or CSV.
 #include <ringscope/result.hpp>
+#include <ringscope/text_escape.hpp>
 
 #include <cinttypes>
 #include <cmath>
@@ -32,14 +33,11 @@ std::string cell_text(const Cell& c) {
     }
 }
 
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char ch : s) {
-        if (ch == '"') out += '"';
-        out += ch;
-    }
-    return out + '"';
+// A CSV cell: text through the shared escaping (formula guard, quotes); numbers as they are, so a
+// negative one keeps its sign.
+std::string csv_field(const Cell& c) {
+    if (c.index() != 4) return cell_text(c);
+    return escaped(std::get<std::string>(c), TextTarget::csv);
 }
 
 void write_text(std::FILE* out, const ResultTable& t) {
@@ -50,7 +48,8 @@ void write_text(std::FILE* out, const ResultTable& t) {
     for (const auto& r : t.rows) {
         std::vector<std::string> cells;
         for (size_t i = 0; i < t.columns.size(); ++i) {
-            cells.push_back(i < r.size() ? cell_text(r[i]) : "");
+            // Text from a trace (a task name) must not drive the terminal.
+            cells.push_back(i < r.size() ? escaped(cell_text(r[i]), TextTarget::terminal) : "");
             width[i] = std::max(width[i], cells.back().size());
         }
         rows.push_back(std::move(cells));
@@ -107,11 +106,11 @@ void write_tables(std::FILE* out, const std::vector<ResultTable>& tables, TableF
                 std::fprintf(out, "# %s\n", t.name.c_str());
                 std::string header;
                 for (size_t c = 0; c < t.columns.size(); ++c)
-                    header += (c ? "," : "") + csv_field(t.columns[c]);
+                    header += (c ? "," : "") + escaped(t.columns[c], TextTarget::csv);
                 std::fprintf(out, "%s\n", header.c_str());
                 for (const auto& r : t.rows) {
                     std::string line;
-                    for (size_t c = 0; c < r.size(); ++c) line += (c ? "," : "") + csv_field(cell_text(r[c]));
+                    for (size_t c = 0; c < r.size(); ++c) line += (c ? "," : "") + csv_field(r[c]);
                     std::fprintf(out, "%s\n", line.c_str());
                 }
             }

@@ -14,8 +14,10 @@ class EventSink {
     // `input` indexes the run's inputs (host first); `input_name` names it ("host", a guest).
     virtual Status add_input(int input, const std::string& input_name, const std::string& path, int cpus) = 0;
     virtual void on_event(int input, const Event& ev) = 0;
-    // Writes the output; the file appears under its final name only when this succeeds.
+    // Completes the output under a temporary name; commit() then renames it into place, so that a
+    // run renames its outputs only once every one of them is complete.
     virtual Status finish() = 0;
+    virtual Status commit() { return {}; }
 };
 
 }  // namespace ringscope::sinks

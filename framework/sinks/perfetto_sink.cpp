@@ -3,40 +3,14 @@
 #include <map>
 #include <unordered_map>
 
-#include "framework/sinks/atomic_output.hpp"
+#include "framework/io/atomic_output.hpp"
+#include "framework/text/text_escape.hpp"
 
 namespace ringscope::sinks {
 
 void append_json_string(std::string& out, std::string_view s) {
     out += '"';
-    for (unsigned char c : s) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            default:
-                if (c < 0x20 || c >= 0x80) {
-                    // Bytes from the trace need not be UTF-8: escape them so the document stays valid.
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
+    text::escape_into(out, s, TextTarget::json);  // bytes from the trace need not be UTF-8
     out += '"';
 }
 
@@ -120,7 +94,7 @@ struct PerfettoSink::Impl {
         return h;
     }
 
-    AtomicOutput out;
+    io::AtomicOutput out;
     std::FILE* file = nullptr;
     std::string buf;
     bool first = true;
@@ -260,7 +234,11 @@ Status PerfettoSink::finish() {
     m.buf += "\n]}\n";
     m.flush();
     m.file = nullptr;
-    return m.out.commit();
+    return m.out.close();  // the caller commits every output at once
+}
+
+Status PerfettoSink::commit() {
+    return impl_->out.commit();
 }
 
 }  // namespace ringscope::sinks

@@ -8,7 +8,8 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "framework/sinks/atomic_output.hpp"
+#include "framework/io/atomic_output.hpp"
+#include "framework/text/text_escape.hpp"
 
 namespace ringscope::sinks {
 namespace {
@@ -106,7 +107,7 @@ struct SqliteSink::Impl {
         return s;
     }
 
-    AtomicOutput out;
+    io::AtomicOutput out;
     sqlite3* db = nullptr;
     sqlite3_stmt* insert_event = nullptr;
     std::unordered_map<const EventType*, TypeState> types;
@@ -122,7 +123,7 @@ SqliteSink::~SqliteSink() = default;
 
 Expected<std::unique_ptr<SqliteSink>> SqliteSink::create(const std::string& path) {
     auto impl = std::make_unique<Impl>(path);
-    ::unlink(impl->out.temp_path().c_str());
+    if (Status s = impl->out.create(); !s) return s.error();
     if (sqlite3_open(impl->out.temp_path().c_str(), &impl->db) != SQLITE_OK)
         return Error(Errc::io, impl->out.temp_path() + ": " + sqlite3_errmsg(impl->db));
     // One transaction, no journal: the file is private until renamed, so a crash only loses it.
@@ -245,7 +246,7 @@ Status SqliteSink::finish() {
     m.insert_event = nullptr;
     if (sqlite3_close(m.db) != SQLITE_OK) return Error(Errc::io, m.out.temp_path() + ": sqlite close failed");
     m.db = nullptr;
-    return m.out.commit();
+    return m.out.close();  // the caller commits every output at once
 }
 
 Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* out, bool header) {
@@ -281,7 +282,11 @@ Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* 
                     for (int k = 0; k < len; ++k) std::fprintf(out, "%02x", b[k]);
                     std::fputc('\'', out);
                 } else if (const unsigned char* t = sqlite3_column_text(st, i)) {
-                    std::fwrite(t, 1, sqlite3_column_bytes(st, i), out);
+                    // Comms and strings from a trace: printed for a terminal, controls escaped.
+                    const std::string e = escaped(
+                        std::string_view(reinterpret_cast<const char*>(t), sqlite3_column_bytes(st, i)),
+                        TextTarget::terminal);
+                    std::fwrite(e.data(), 1, e.size(), out);
                 }
             }
             std::fputc('\n', out);
@@ -292,6 +297,10 @@ Status query_sqlite(const std::string& path, const std::string& sql, std::FILE* 
     }
     sqlite3_close(db);
     return result;
+}
+
+Status SqliteSink::commit() {
+    return impl_->out.commit();
 }
 
 }  // namespace ringscope::sinks

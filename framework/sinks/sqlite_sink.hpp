@@ -23,6 +23,7 @@ class SqliteSink final : public EventSink {
     Status add_input(int input, const std::string& input_name, const std::string& path, int cpus) override;
     void on_event(int input, const Event& ev) override;
     Status finish() override;
+    Status commit() override;
 
     struct Impl;
 

@@ -1,4 +1,5 @@
 #include <ringscope/error.hpp>
+#include <ringscope/text_escape.hpp>
 
 #include <cinttypes>
 #include <cstdio>
@@ -27,7 +28,7 @@ const char* errc_name(Errc e) noexcept {
 std::string Error::to_string() const {
     std::string out;
     if (!file_.empty()) {
-        out += file_;
+        out += escaped(file_, TextTarget::terminal);
         if (line_ > 0) {
             out += ':' + std::to_string(line_);
             if (column_ > 0) out += ':' + std::to_string(column_);
@@ -43,7 +44,8 @@ std::string Error::to_string() const {
         std::snprintf(buf, sizeof buf, "offset %" PRId64 " (0x%" PRIx64 "): ", offset_, offset_);
         out += buf;
     }
-    out += message_;
+    // Messages quote names and text from files: no control sequence of theirs reaches a terminal.
+    append_escaped(out, message_, TextTarget::terminal);
     return out;
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include <nlohmann/json.hpp>
+#include <ringscope/output_check.hpp>
 
 #include <ringscope/partial_result.hpp>
 #include <ringscope/trace.hpp>
@@ -166,6 +167,7 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
     }
     if (files.empty()) return usage(env, merge ? "no partial result" : "no trace file");
     if (merge && top_set) return usage(env, "--merge takes --top from the partials");
+    if (Status s = check_outputs({partial}, files); !s) return fail(env, s.error(), 2);
 
     std::vector<Trace> traces;
     std::unique_ptr<KvmExitsAnalysis> merged;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include <ringscope/text_escape.hpp>
+
 namespace ringscope::kvm {
 namespace {
 
@@ -61,7 +63,7 @@ size_t KvmExitsAnalysis::add_reason(std::string name, uint64_t isa, uint64_t val
     auto it = reason_by_key_.find(reason_key(isa, value));
     if (it != reason_by_key_.end()) return it->second;
     Reason r;
-    r.name = std::move(name);
+    r.name = escaped(name, TextTarget::utf8);  // from the trace's format: data, kept valid UTF-8
     r.isa = isa;
     r.value = value;
     reasons_.push_back(std::move(r));

@@ -3,6 +3,8 @@
 // one run.
 #include <nlohmann/json.hpp>
 
+#include <ringscope/text_escape.hpp>
+
 #include "kvm_exits.hpp"
 
 namespace ringscope::kvm {
@@ -49,7 +51,7 @@ json KvmExitsAnalysis::save_state() const {
     json reasons = json::array(), vcpus = json::array();
     for (const Reason& r : reasons_) {
         json functions = json::array();
-        for (const auto& [name, n] : r.functions) functions.push_back({name, n});
+        for (const auto& [name, n] : r.functions) functions.push_back({escaped(name, TextTarget::utf8), n});
         reasons.push_back({{"name", r.name},
                            {"isa", r.isa},
                            {"exit_code", r.value},

@@ -39,7 +39,7 @@ void LatencyAnalysis::on_input_event(size_t input, const Event& ev) {
         auto it = pending_.find(input_key(input, pid));
         if (it == pending_.end()) return;
         uint64_t lat = ev.timestamp() >= it->second.ts ? ev.timestamp() - it->second.ts : 0;
-        std::string comm(ev.str(h.next_comm));
+        std::string comm = escaped(ev.str(h.next_comm), TextTarget::utf8);
         Task& task = tasks_[pid];
         task.name.update(comm, ev.timestamp());
         task.hist.add(lat);

@@ -22,6 +22,7 @@
 #include <ringscope/handler.hpp>
 #include <ringscope/input_index.hpp>
 #include <ringscope/log_histogram.hpp>
+#include <ringscope/text_escape.hpp>
 
 namespace ringscope::sched {
 
@@ -32,9 +33,12 @@ struct TaskName {
     uint64_t ts = 0;
     bool set = false;
 
-    void update(std::string_view c, uint64_t t) {
+    void update(std::string_view raw, uint64_t t) {
+        // A comm is data from the trace (any process sets its own): kept as valid UTF-8, bytes that
+        // are not as \xHH, so that every output (JSON, partial results) can carry it.
+        std::string c = escaped(raw, TextTarget::utf8);
         if (set && (t < ts || (t == ts && c <= comm))) return;
-        comm = c;
+        comm = std::move(c);
         ts = t;
         set = true;
     }

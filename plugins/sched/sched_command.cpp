@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
+#include <ringscope/output_check.hpp>
 
 #include <ringscope/partial_result.hpp>
 #include <ringscope/trace.hpp>
@@ -288,6 +289,10 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
     if (o.merge && (o.top_set || o.window_set)) {
         std::fprintf(env.err(), "ringscope sched %s: --merge takes the parameters from the partials\n",
                      what.c_str());
+        return 2;
+    }
+    if (Status s = check_outputs({o.partial}, o.files); !s) {
+        std::fprintf(env.err(), "ringscope sched %s: %s\n", what.c_str(), s.error().to_string().c_str());
         return 2;
     }
     if (what == "latency")

@@ -102,10 +102,10 @@ for f in "${node2_files[1]}" "${node1_files[1]}"; do
   python3 - "$work/$(basename "$f").report.json" "$work/rows.json" <<'PY' || fail "rows of $f differ from report"
 import json, sys
 want = [json.loads(l) for l in open(sys.argv[1])]
-# ClickHouse sends string bytes as they are; report writes a byte that is not UTF-8 as \u00XX.
+# ClickHouse sends string bytes as they are; report writes a byte that is not UTF-8 as the text \xHH.
 got = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8", errors="surrogateescape")]
 def text(v):
-    return "".join(chr(ord(c) - 0xdc00) if 0xdc80 <= ord(c) <= 0xdcff else c for c in v)
+    return "".join("\\x%02x" % (ord(c) - 0xdc00) if 0xdc80 <= ord(c) <= 0xdcff else c for c in v)
 if len(want) != len(got):
     print("   rows:", len(want), "in report,", len(got), "in ClickHouse"); sys.exit(1)
 for i, (w, g) in enumerate(zip(want, got)):
@@ -283,6 +283,36 @@ check_eq "flaky server: every event once" "$(ch_query 1 "SELECT count() FROM rs.
   "$(ch_query 2 "SELECT count() FROM flaky.events")"
 check_eq "flaky server: no seq twice" "$(ch_query 2 "SELECT count() FROM flaky.events")" \
   "$(ch_query 2 "SELECT uniqExact(seq) FROM flaky.events")"
+
+# A server that takes a batch and then says nothing: the read timeout ends the request, and the
+# failed file leaves no rows (the batch before it had landed). A 400 is not retried.
+start_helper python3 "$here/flaky_proxy.py" "http://${CH_ADDR[2]}:${CH_HTTP[2]}" STALL=2
+set +e
+start=$(date +%s)
+timeout 120 "$ringscope" export -q --batch-rows 200 --connections 1 --retries 0 --read-timeout 1 \
+  --to "clickhouse://127.0.0.1:$helper_port/stall" "${node1_files[0]}" 2>"$work/stall.err"
+rc=$?
+set -e
+elapsed=$(($(date +%s) - start))
+stop_helper
+check_eq "stalling server: exit code (not the timeout's 124)" 1 "$rc"
+[ "$elapsed" -le 30 ] || fail "stalling server: took ${elapsed} s"
+grep -q "no byte from the server for 1 s (--read-timeout)" "$work/stall.err" || fail "stalling server: no timeout named: $(cat "$work/stall.err")"
+grep -q "its rows were removed (partition dropped)" "$work/stall.err" ||
+  fail "stalling server: removal not said: $(cat "$work/stall.err")"
+check_eq "stalling server: no rows of the failed file" 0 "$(ch_query 2 "SELECT count() FROM stall.events")"
+check_eq "stalling server: no files row" 0 "$(ch_query 2 "SELECT count() FROM stall.files")"
+
+start_helper python3 "$here/flaky_proxy.py" "http://${CH_ADDR[2]}:${CH_HTTP[2]}" BAD=3
+set +e
+"$ringscope" export -q --batch-rows 200 --connections 1 --to "clickhouse://127.0.0.1:$helper_port/bad" \
+  "${node1_files[0]}" 2>"$work/bad.err"
+rc=$?
+set -e
+stop_helper
+check_eq "HTTP 400: exit code" 1 "$rc"
+check_eq "HTTP 400: not retried" "1 0" "$(grep -c "HTTP 400" "$work/bad.err") $(grep -c "; retry" "$work/bad.err")"
+check_eq "HTTP 400: no rows of the failed file" 0 "$(ch_query 2 "SELECT count() FROM bad.events")"
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2

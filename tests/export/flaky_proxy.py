@@ -1,19 +1,26 @@
 #!/usr/bin/env python3
 """An HTTP proxy in front of a ClickHouse server that fails some INSERTs into an events table, for the
 export retry tests. Prints its port, then serves until killed.
-  flaky_proxy.py UPSTREAM_URL LOST=N[,N...] REFUSED=N[,N...]
+  flaky_proxy.py UPSTREAM_URL LOST=N[,N...] REFUSED=N[,N...] [STALL=N[,N...]] [BAD=N[,N...]]
 LOST: the N-th events INSERT reaches the server, but the client gets 502 (the answer was lost).
-REFUSED: the N-th events INSERT is answered 503 without reaching the server."""
+REFUSED: the N-th events INSERT is answered 503 without reaching the server.
+STALL: the N-th events INSERT is read, never forwarded and never answered (the connection stays open).
+BAD: the N-th events INSERT is answered 400 without reaching the server (a deterministic refusal)."""
 import http.server
 import sys
+import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
 upstream = sys.argv[1].rstrip("/")
-lost = {int(n) for n in sys.argv[2].split("=", 1)[1].split(",") if n}
-refused = {int(n) for n in sys.argv[3].split("=", 1)[1].split(",") if n}
+lists = {"LOST": set(), "REFUSED": set(), "STALL": set(), "BAD": set()}
+for arg in sys.argv[2:]:
+    key, _, values = arg.partition("=")
+    lists[key] = {int(n) for n in values.split(",") if n}
 inserts = 0
+lock = threading.Lock()
 
 
 class Proxy(http.server.BaseHTTPRequestHandler):
@@ -23,9 +30,15 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         query = urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query).get("query", [""])[0]
         n = 0
         if query.startswith("INSERT INTO") and ".events " in query:
-            inserts += 1
-            n = inserts
-        if n in refused:
+            with lock:
+                inserts += 1
+                n = inserts
+        if n in lists["STALL"]:
+            while True:
+                time.sleep(3600)
+        if n in lists["BAD"]:
+            return self.answer(400, b"refused for good by the test proxy\n")
+        if n in lists["REFUSED"]:
             return self.answer(503, b"refused by the test proxy\n")
         headers = {k: v for k, v in self.headers.items() if k.lower() in ("content-encoding", "content-type")}
         request = urllib.request.Request(upstream + self.path, data=body, headers=headers, method="POST")
@@ -34,7 +47,7 @@ class Proxy(http.server.BaseHTTPRequestHandler):
                 status, answer = r.status, r.read()
         except urllib.error.HTTPError as e:
             status, answer = e.code, e.read()
-        if n in lost:
+        if n in lists["LOST"]:
             return self.answer(502, b"answer lost by the test proxy\n")
         self.answer(status, answer)
 
@@ -48,6 +61,10 @@ class Proxy(http.server.BaseHTTPRequestHandler):
         pass
 
 
-server = http.server.HTTPServer(("127.0.0.1", 0), Proxy)
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True  # a stalled request does not keep the proxy from being killed
+
+
+server = Server(("127.0.0.1", 0), Proxy)
 print(server.server_address[1], flush=True)
 server.serve_forever()

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <ringscope/output_check.hpp>
 #include <ringscope/partial_result.hpp>
 
 #include "ipt/errors.hpp"
@@ -212,6 +213,10 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
     }
     if (files.empty()) {
         std::fputs(kUsage, err);
+        return 2;
+    }
+    if (Status s = check_outputs({partial}, files); !s) {
+        std::fprintf(err, "ringscope ipt summary: %s\n", s.error().to_string().c_str());
         return 2;
     }
     PacketSummary summary;
