@@ -8,8 +8,9 @@ plugin::PluginHost& CliContext::plugins() {
     if (!host_) {
         host_ = std::make_unique<plugin::PluginHost>();
         if (!no_plugins) {
-            host_->load_dirs(plugin::plugin_search_path(plugin_dirs));
-            for (const auto& d : host_->diagnostics()) std::fprintf(stderr, "%s: %s\n", program.c_str(), d.c_str());
+            host_->load_dirs(plugin::plugin_search_path(plugin_dirs, !local_plugins_only));
+            for (const auto& d : host_->diagnostics())
+                std::fprintf(stderr, "%s: %s\n", program.c_str(), d.c_str());
         }
     }
     return *host_;

@@ -12,6 +12,7 @@ namespace ringscope::plugin {
 std::string own_plugin_dir();
 
 // Folders in search order: own dir, then RINGSCOPE_PLUGIN_PATH (colon-separated), then `extra`.
-std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra);
+// `own`: the build's or installation's own folder first (report -L leaves it out: "local" plugins only).
+std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra, bool own = true);
 
 }  // namespace ringscope::plugin
