@@ -3,6 +3,7 @@
 #include <ringscope/trace.hpp>
 
 #include <ringscope/filter.hpp>
+#include <ringscope/selection.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -159,6 +160,46 @@ Status Trace::add_filter(std::string_view filter, bool neg) {
     impl_->filtered = !impl_->filters.empty();
     if (!st) return Error(std::move(st).error()).in_file(path());
     return st;
+}
+
+Expected<std::vector<Trace>> Trace::open_selected(const std::vector<std::string>& paths,
+                                                  const TraceOpenOptions& options,
+                                                  const EventSelection& sel) {
+    std::vector<Trace> traces;
+    traces.reserve(paths.size());
+    for (const auto& p : paths) {
+        auto t = Trace::open(p, options);
+        if (!t) return std::move(t).error();
+        if (Status st = t->select(sel); !st) return std::move(st).error();
+        traces.push_back(std::move(*t));
+    }
+    return traces;
+}
+
+Status Trace::select(const EventSelection& sel) {
+    Impl& m = *impl_;
+    std::vector<const EventType*> types = m.file->types();
+    auto named = [&](Status st) {
+        if (!st) return Status(Error(std::move(st).error()).in_file(path()));
+        return st;
+    };
+    for (const auto& [text, neg] : sel.filters)
+        if (Status st = m.filters.add(text, neg, types); !st) return named(std::move(st));
+    for (const auto& e : sel.events)
+        if (Status st = m.filters.limit_events(e, types); !st) return named(std::move(st));
+    std::vector<int> pids = sel.pids;
+    for (const auto& comm : sel.comms) {
+        m.file->comms().for_each([&](int pid, std::string_view name) {
+            if (name == comm) pids.push_back(pid);
+        });
+    }
+    // A --comm no task has selects nothing (rather than everything).
+    if (!sel.comms.empty() && pids.empty()) pids.push_back(-2);
+    m.filters.add_pids(pids);
+    m.filters.limit_cpus(sel.cpus);
+    m.filters.limit_time(sel.from_ns, sel.to_ns);
+    m.filtered = !m.filters.empty();
+    return Status::success();
 }
 
 int Trace::reset() {

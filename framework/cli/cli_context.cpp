@@ -10,7 +10,7 @@ plugin::PluginHost& CliContext::plugins() {
     if (!host_) {
         host_ = std::make_unique<plugin::PluginHost>();
         if (!no_plugins) {
-            host_->load_dirs(plugin::plugin_search_path(plugin_dirs));
+            host_->load_dirs(plugin::plugin_search_path(plugin_dirs, !local_plugins_only));
             for (const auto& d : host_->diagnostics()) error(d);
         }
     }

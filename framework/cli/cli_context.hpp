@@ -19,6 +19,7 @@ public:
     std::string program = "ringscope";
     std::vector<std::string> plugin_dirs;  // --plugin-dir, in order
     bool no_plugins = false;               // -N / --no-plugins
+    bool local_plugins_only = false;       // report -L: not the build's or installation's plugins
 
     // Loads plugins once (none with no_plugins) and prints load diagnostics to stderr.
     plugin::PluginHost& plugins();

@@ -26,11 +26,13 @@
 #include <functional>
 
 #include <ringscope/filter.hpp>
+#include <ringscope/selection.hpp>
 #include <ringscope/text_buffer.hpp>
 
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/report_compat.hpp"
 #include "framework/cli/report_decoded.hpp"
+#include "framework/cli/report_extras.hpp"
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/merge_lookahead.hpp"
 #include "framework/engine/print_dispatch.hpp"
@@ -79,6 +81,8 @@ const char* const kUsage =
     "  --stat, --uname, --version\n"
     "  --ts-offset NS, --ts2secs HZ, --ts-diff, --ts-check, --raw-ts, --align-ts, --nodate\n"
     "  --pid PID, --comm COMM, --kallsyms FILE\n"
+    "  --from S, --to S, --event EVENT  ringscope's: a time range (the trace's seconds) and events\n"
+    "                     ([SYSTEM/]NAME), for every input file\n"
     "  --guest-symbols [GUEST=]FILE   symbols for a guest's addresses (kvm plugin)\n"
     "  --format text|json|csv         output format (default text)\n"
     "  -j N, --jobs N                 format the lines in N threads (default: the cores; same output)\n"
@@ -114,6 +118,7 @@ struct Options {
     std::vector<int> cpus;
     std::vector<std::pair<std::string, bool>> filters;  // text, negated
     std::vector<std::string> pids, comms;
+    EventSelection range;  // --from/--to, --event: ringscope's, for every input file
     std::vector<std::string> raw_events, nohandler_events;
     std::vector<std::string> print_options;  // -O [PLUGIN:]NAME[=VALUE]
     std::vector<std::string> guest_symbols;
@@ -126,6 +131,9 @@ struct Options {
     bool no_plugins = false, stat = false, uname = false, version = false;
     bool ts_diff = false, ts_check = false, raw_ts = false, align_ts = false, nodate = false;
     bool list_cpus = false, first_event = false, last_event = false;
+    bool local_plugins = false;  // -L
+    bool by_comm = false;        // --by-comm
+    int verbose = -1;            // -V, --verbose[=LEVEL]: libtracefs's log level (-1: not given)
     Format format = Format::text;
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
     bool strict = false;       // --strict: a plugin handler that throws stops the run
@@ -171,6 +179,14 @@ std::optional<std::string> parse_cpulist(std::string_view s, std::vector<int>& o
         if (i < s.size() && (s[i] == ',' || s[i] == ':')) ++i;
     } while (i < s.size());
     return std::nullopt;
+}
+
+// --from, --to, --event: the shared selection's (ringscope/selection.hpp).
+void parse_range_option(const std::string& name, const std::string& arg, EventSelection& sel) {
+    const std::vector<std::string> words{"--" + name, arg};
+    size_t i = 0;
+    std::string error;
+    if (parse_selection_option(words, i, sel, error) != SelectionParse::ok) throw UsageError{error};
 }
 
 uint64_t parse_ull(const std::string& s) {
@@ -227,7 +243,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
                 o.no_plugins = true;
                 break;
             case 'L':
-                break;  // no system plugins: ringscope's plugins come from --plugin-dir and the path
+                o.local_plugins = true;  // only --plugin-dir's and RINGSCOPE_PLUGIN_PATH's plugins
+                break;
             case 'n':
                 o.nohandler_events.push_back(arg);
                 break;
@@ -263,8 +280,10 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
                 o.filter_test = true;
                 break;
             case 'V':
+                o.verbose = kVerboseInfo;
+                break;
             case 'q':
-                break;  // status / quiet: nothing to show or silence here
+                break;  // quiet: nothing to silence here
             case 'j':
                 o.jobs = parse_jobs(arg);
                 break;
@@ -291,7 +310,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         {"raw-ts", false},      {"align-ts", false},     {"help", false},        {"filter-test", false},
         {"format", true},       {"guest-symbols", true}, {"events", false},      {"event", true},
         {"input-format", true}, {"strict", false},       {"jobs", true},         {"by-comm", false},
-        {"boundary", false},    {"debug", false},        {"compat", true},
+        {"boundary", false},    {"debug", false},        {"compat", true},       {"from", true},
+        {"to", true},
     };
     // The plugins' long options join the table (and its prefix matching) when a name is not built in.
     auto long_table = [&](std::string_view name) {
@@ -370,6 +390,11 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         } else if (name == "compat") {
             o.compat = parse_compat(arg);
             if (!o.compat) throw UsageError{"--compat takes 3.1 or 3.4, not '" + arg + "'"};
+        } else if (name == "by-comm") {
+            o.by_comm = true;  // the sched plugin's --profile reads it as a print option
+            o.print_options.push_back("sched:by_comm=1");
+        } else if (name == "from" || name == "to" || name == "event") {
+            parse_range_option(std::string(name), arg, o.range);
         } else {
             throw UsageError{"--" + std::string(name) + " is not supported by ringscope report"};
         }
@@ -383,6 +408,12 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             break;
         }
         if (a.size() < 2 || a[0] != '-') break;  // "+": the first non-option ends the options
+        if (a == "--verbose" || a.starts_with("--verbose=")) {  // an optional argument, as getopt's "::"
+            const auto level = parse_verbose_level(a.size() > 9 ? std::string_view(a).substr(10) : "");
+            if (!level) throw UsageError{"invalid verbose level " + a.substr(std::min<size_t>(a.size(), 10))};
+            o.verbose = *level;
+            continue;
+        }
         if (a[1] == '-') {
             std::string_view body = std::string_view(a).substr(2);
             std::string_view name = body.substr(0, body.find('='));
@@ -451,6 +482,10 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         }
     }
     (void)tsoffset;
+    if (o.by_comm &&
+        std::none_of(o.report_options.begin(), o.report_options.end(),
+                     [](const RequestedOption& r) { return r.registered->option.long_name == "profile"; }))
+        throw UsageError{"--by-comm works with --profile"};
     for (; i < args.size(); ++i) {
         if (!input_file) {
             input_file = args[i];
@@ -700,19 +735,44 @@ int ReportRun::setup_filters() {
     // there): the other files print unfiltered. Pinned by tests.
     filters_.clear();
     filters_.resize(set_.size());
-    for (size_t f = 0; f < std::min<size_t>(set_.size(), 1); ++f) {
+    for (size_t f = 0; f < set_.size(); ++f) {
         engine::TraceFile& file = set_.file(f);
         FilterSet fs;
-        std::vector<std::string> pids = o_.pids;
+        // a filter names events by pattern: every format is parsed for it, so only when one is given
+        const bool names_events =
+            !o_.range.events.empty() || (f == 0 && (!o_.filters.empty() || !o_.pids.empty()));
+        const std::vector<const EventType*> types =
+            names_events ? file.types() : std::vector<const EventType*>{};
+        for (const auto& e : o_.range.events)
+            if (Status st = fs.limit_events(e, types); !st)
+                return fail("Error filtering: " + e + "\n" + st.error().to_string(), kExitFilter);
+        fs.limit_time(o_.range.from_ns, o_.range.to_ns);
+        if (f > 0) {
+            if (!fs.empty()) filters_[f] = std::move(fs);
+            continue;
+        }
+        // Numeric pids (and every pid of a --comm) are matched as a set, not as a filter string:
+        // a comm shared by thousands of pids would pass the grammar's 1024 tokens.
+        std::vector<std::string> pids;
+        std::vector<int> pid_set;
+        for (const auto& p : o_.pids) {
+            char* end = nullptr;
+            const long v = std::strtol(p.c_str(), &end, 10);
+            if (!p.empty() && !*end && v >= 0 && v <= INT32_MAX)
+                pid_set.push_back(static_cast<int>(v));
+            else
+                pids.push_back(p);
+        }
         for (const auto& comm : o_.comms) {
             bool found = false;
             file.comms().for_each([&](int pid, std::string_view name) {
                 if (name != comm) return;
-                pids.push_back(std::to_string(pid));
+                pid_set.push_back(pid);
                 found = true;
             });
             if (!found) std::fprintf(stderr, "  comm: %s not in cmdline list\n", comm.c_str());
         }
+        fs.add_pids(pid_set);
         std::vector<std::pair<std::string, bool>> all = o_.filters;
         if (!pids.empty()) {
             std::string text = ".*:";
@@ -723,14 +783,12 @@ int ReportRun::setup_filters() {
             }
             all.insert(all.begin(), {text, false});
         }
-        if (all.empty()) continue;
-        // a filter names events by pattern: every format is parsed for it
-        const std::vector<const EventType*> types = file.types();
         for (const auto& [text, neg] : all) {
             if (Status st = fs.add(text, neg, types); !st) {
                 return fail("Error filtering: " + text + "\n" + st.error().to_string(), kExitFilter);
             }
         }
+        if (fs.empty()) continue;
         filters_[f] = std::move(fs);
     }
     return kExitOk;
@@ -810,7 +868,17 @@ int ReportRun::run() {
 
     if (int rc = setup_symbols(); rc != kExitOk) return rc;
     if (int rc = setup_filters(); rc != kExitOk) return rc;
-    if (o_.filter_test && !o_.filters.empty()) return kExitOk;
+    if (o_.filter_test && !o_.filters.empty()) {
+        std::string error;
+        const std::vector<const EventType*> types = set_.file(0).types();
+        auto text = filter_test_text(o_.filters, o_.pids, types, error);
+        if (!text) return fail(error, kExitFilter);
+        return write_stdout(*text) ? kExitOk : kExitRuntime;
+    }
+    if (o_.verbose >= kVerboseInfo &&
+        !write_stdout(verbose_preamble(static_cast<int>(set_.file(0).reader().file_version()),
+                                       o_.no_plugins || ctx_.no_plugins ? nullptr : &ctx_.plugins())))
+        return kExitRuntime;
     const int rc = print_events();
     // Print fmts refused as too deep printed "[FAILED TO PARSE]"; say which and where, once each.
     for (size_t i = 0; i < set_.size(); ++i)
@@ -1327,12 +1395,16 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
                 std::printf("  %-18s %s (plugin %s)\n", plugin::report_option_spelling(r.option).c_str(),
                             r.option.doc.c_str(), r.plugin.c_str());
             }
+            print_dash_o_help(stdout, ctx.plugins());
+            std::fputs("\n", stdout);
+            std::fputs(selection_usage(), stdout);
             return kExitOk;
         }
         std::fprintf(stderr, "%s report: %s\n", ctx.program.c_str(), e.message.c_str());
         return kExitReportUsage;
     }
     if (o.no_plugins) ctx.no_plugins = true;
+    if (o.local_plugins) ctx.local_plugins_only = true;
     // Inputs that are not trace.dat go to the plugin decoder that claims them.
     std::vector<std::string> paths;
     for (const auto& in : o.inputs) paths.push_back(in.path);

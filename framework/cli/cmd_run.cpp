@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include <ringscope/selection.hpp>
 #include <ringscope/text_escape.hpp>
 #include <ringscope/trace.hpp>
 
@@ -40,11 +42,26 @@ namespace {
 using json = nlohmann::ordered_json;
 
 constexpr const char* kUsage =
-    "usage: ringscope run ANALYSIS.yaml [--set KEY.PATH=VALUE]... [--check] [--quiet]\n"
+    "usage: ringscope run ANALYSIS.yaml [FILE...] [--set KEY.PATH=VALUE]... [SELECTION] [--check] [--quiet]\n"
     "\n"
     "Runs what the YAML file says: inputs, plugins, symbols, filters, analyses, outputs\n"
-    "(see config/default.yaml). --set overrides a key, e.g. --set analyses.sched.latency.top=20;\n"
-    "--check validates only. Validation errors: all at once as FILE:LINE:COLUMN, exit code 2.\n";
+    "(see config/default.yaml). FILEs replace the file's inputs. --set overrides a key, e.g.\n"
+    "--set analyses.sched.latency.top=20; --check validates only. Validation errors: all at once as\n"
+    "FILE:LINE:COLUMN, exit code 2. SELECTION (below) applies to the event pass, with the file's filters.\n";
+
+// `run FILE` where FILE is not a YAML run: what it is, in one line (nullopt when it may be one).
+std::optional<std::string> not_a_run_file(const std::string& path) {
+    auto f = io::MappedFile::open(path);
+    if (!f) return std::nullopt;  // the loader says why it does not read
+    std::span<const uint8_t> b = (*f)->bytes();
+    if (io::has_trace_dat_magic(b))
+        return path + ": a trace.dat file, not a run file (ringscope run ANALYSIS.yaml [" + path +
+               "...], or ringscope report " + path + ")";
+    for (size_t i = 0; i < std::min<size_t>(b.size(), 4096); ++i)
+        if (b[i] == 0)
+            return path + ": binary data, not a run file (expected a YAML file: see config/default.yaml)";
+    return std::nullopt;
+}
 
 // Loads the plugins the run asks for: folders from the file, then the usual search path; `load`
 // keeps only the named plugins, `skip` drops some (names are the files' stems: sched, kvm, ...).
@@ -174,12 +191,21 @@ Status write_pending_text(std::vector<std::unique_ptr<io::AtomicOutput>>& pendin
 
 int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     std::string path;
-    std::vector<std::string> sets;
+    std::vector<std::string> sets, input_files;
+    EventSelection sel;
     bool check_only = false, quiet = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
+        std::string sel_error;
+        const SelectionParse sp = parse_selection_option(args, i, sel, sel_error);
+        if (sp == SelectionParse::error) {
+            ctx.error("run: " + sel_error);
+            return kExitUsage;
+        }
+        if (sp == SelectionParse::ok) continue;
         if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
+            std::fputs(selection_usage(), stdout);
             return kExitOk;
         } else if (a == "--set" && i + 1 < args.size()) {
             sets.push_back(args[++i]);
@@ -195,18 +221,37 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         } else if (path.empty()) {
             path = a;
         } else {
-            ctx.error("run: one ANALYSIS.yaml, got also '" + a + "'");
-            return kExitUsage;
+            input_files.push_back(a);
         }
     }
     if (path.empty()) {
         std::fputs(kUsage, stderr);
         return kExitUsage;
     }
+    if (auto what = not_a_run_file(path)) {
+        ctx.error("run: " + *what);
+        return kExitRuntime;
+    }
+    if (sel.lists_times()) {
+        ctx.error("run: --first-event/--last-event list times: use them with report or an analysis command");
+        return kExitUsage;
+    }
 
     // Validation: everything before any work, every error at once.
     std::vector<config::Diagnostic> errors;
-    config::RunConfig cfg = config::load_run_config(path, sets, errors);
+    config::RunConfig cfg = config::load_run_config(path, sets, errors, !input_files.empty());
+    if (!input_files.empty()) {
+        cfg.inputs.clear();
+        for (size_t i = 0; i < input_files.size(); ++i) {
+            const config::SourcePos at{"command line", 1, static_cast<int>(i + 1)};
+            std::error_code ec;
+            if (!fs::is_regular_file(input_files[i], ec)) {
+                errors.push_back({at, "input '" + input_files[i] + "' does not exist or is not a file"});
+                continue;
+            }
+            cfg.inputs.push_back({input_files[i], fs::path(input_files[i]).stem().string(), at});
+        }
+    }
     quiet = quiet || cfg.quiet;
     plugin::PluginHost host;
     config::AnalysisCatalog catalog;
@@ -225,9 +270,13 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         for (const auto& run : cfg.analyses) {
             const config::CatalogEntry* e = catalog.find(run.name);
             if (!e || !e->command.empty()) continue;
-            if (!pass.add(e->spec, run.params))
+            if (!pass.add(e->spec, run.params)) {
+                std::string bounds;
+                for (const auto& p : e->spec.params) bounds += "; " + p.name + ": " + p.doc;
                 errors.push_back({run.pos, run.name + ": the plugin '" + e->plugin +
-                                               "' refused the parameters (" + params_text(run.params) + ")"});
+                                               "' refused the parameters (" + params_text(run.params) + ")" +
+                                               bounds});
+            }
         }
         for (const auto& r : host.resolvers()) resolvers.add(r.domain, r.resolver);
         for (const auto& s : cfg.symbols) {
@@ -249,7 +298,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             }
         }
         // Filters are checked against the first input's event formats.
-        if (!cfg.inputs.empty() && !cfg.filters.empty()) {
+        if (!cfg.inputs.empty() && (!cfg.filters.empty() || sel.selects())) {
             TraceOpenOptions o;
             o.load_plugins = false;
             auto t = Trace::open(cfg.inputs.front().path, o);
@@ -259,6 +308,8 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                 for (const auto& f : cfg.filters)
                     if (Status s = t->add_filter(f.text); !s)
                         errors.push_back({f.pos, "bad filter: " + s.error().to_string()});
+                if (Status s = t->select(sel); !s)
+                    errors.push_back({{"command line", 1, 1}, "bad selection: " + s.error().to_string()});
             }
         }
     }
@@ -349,6 +400,7 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             if (!t) return fail(t.error());
             for (const auto& f : filters)
                 if (Status s = t->add_filter(f); !s) return fail(s.error());
+            if (Status s = t->select(sel); !s) return fail(s.error());
             for (auto* s : event_sinks)
                 if (Status st = s->add_input(static_cast<int>(i), cfg.inputs[i].name, cfg.inputs[i].path,
                                              t->cpu_count());

@@ -2,6 +2,7 @@
 // each); plugins add more (`ringscope ipt ...`).
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,13 @@ int main(int argc, char** argv) {
             ctx.plugin_dirs.push_back(a.substr(std::strlen("--plugin-dir=")));
         } else {
             rest.push_back(a);
+        }
+    }
+    for (const auto& d : ctx.plugin_dirs) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(d, ec)) {
+            ctx.error("--plugin-dir " + d + ": no such folder");
+            return kExitUsage;
         }
     }
     size_t pos = 0;

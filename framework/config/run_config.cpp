@@ -23,6 +23,8 @@ class Loader {
     Loader(std::string path, std::vector<Diagnostic>& errors)
         : path_(std::move(path)), dir_(fs::path(path_).parent_path()), errors_(errors) {}
 
+    bool inputs_given = false;  // the command line names the inputs
+
     SourcePos pos(const YAML::Node& n) const {
         for (size_t i = 0; i < overrides_.size(); ++i)
             if (n.is(overrides_[i].first)) return {"--set " + std::to_string(i + 1), 1, overrides_[i].second};
@@ -203,7 +205,8 @@ class Loader {
                      outputs = v;
                  }
              });
-        if (c.inputs.empty() && errors_.empty()) error(root, "no inputs: list trace files under 'inputs'");
+        if (c.inputs.empty() && errors_.empty() && !inputs_given)
+            error(root, "no inputs: list trace files under 'inputs' or give them after the run file");
         if (outputs) {
             const YAML::Node& co = outputs;
             if (co.IsMap() && co["dir"])
@@ -317,10 +320,11 @@ class Loader {
 }  // namespace
 
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& sets,
-                          std::vector<Diagnostic>& errors) {
+                          std::vector<Diagnostic>& errors, bool inputs_given) {
     RunConfig c;
     c.path = path;
     Loader loader(path, errors);
+    loader.inputs_given = inputs_given;
     YAML::Node root;
     try {
         root = YAML::LoadFile(path);

@@ -80,8 +80,9 @@ struct RunConfig {
 
 // Parses `path`, applies `sets` ("key.path=value"), checks keys, types and that files exist.
 // Analyses are kept with raw parameters; resolve_analyses() checks them against the catalog.
+// `inputs_given`: the command line names the inputs (they replace the file's; none is no error).
 RunConfig load_run_config(const std::string& path, const std::vector<std::string>& sets,
-                          std::vector<Diagnostic>& errors);
+                          std::vector<Diagnostic>& errors, bool inputs_given = false);
 
 // Checks analysis names and parameters against what the loaded plugins declare and fills defaults.
 void resolve_analyses(RunConfig& config, const AnalysisCatalog& catalog, std::vector<Diagnostic>& errors);

@@ -36,12 +36,14 @@ void ExportProgress::loop() {
 void ExportProgress::draw() {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const uint64_t in = counters_.input_bytes, sent = counters_.sent_bytes, events = counters_.events;
-    std::fprintf(out_, "\r\033[Kexport %llu/%llu files, %s/%s, %llu events, %.0f events/s, %.1f MB/s sent",
-                 static_cast<unsigned long long>(counters_.files_done.load()),
-                 static_cast<unsigned long long>(files_), sinks::ProgressBar::bytes_text(in).c_str(),
-                 sinks::ProgressBar::bytes_text(total_bytes_).c_str(),
-                 static_cast<unsigned long long>(events), secs > 0 ? events / secs : 0.0,
-                 secs > 0 ? sent / secs / 1e6 : 0.0);
+    // The bytes sent move with every batch; the input's only when a file is done (a single file
+    // would show "0 KB" to the end).
+    std::fprintf(
+        out_, "\r\033[Kexport %llu/%llu files (%s/%s), %s sent, %llu events, %.0f events/s, %.1f MB/s sent",
+        static_cast<unsigned long long>(counters_.files_done.load()), static_cast<unsigned long long>(files_),
+        sinks::ProgressBar::bytes_text(in).c_str(), sinks::ProgressBar::bytes_text(total_bytes_).c_str(),
+        sinks::ProgressBar::bytes_text(sent).c_str(), static_cast<unsigned long long>(events),
+        secs > 0 ? events / secs : 0.0, secs > 0 ? sent / secs / 1e6 : 0.0);
     std::fflush(out_);
     drawn_ = true;
 }

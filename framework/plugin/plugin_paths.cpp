@@ -20,7 +20,8 @@ std::string own_plugin_dir() {
     Dl_info info{};
     if (dladdr(reinterpret_cast<void*>(&own_plugin_dir), &info) && info.dli_fname) {
         fs::path lib_dir = fs::absolute(info.dli_fname, ec).parent_path();
-        for (const fs::path& candidate : {lib_dir / ".." / "plugins", lib_dir / ".." / RINGSCOPE_PLUGIN_INSTALL_REL}) {
+        for (const fs::path& candidate :
+             {lib_dir / ".." / "plugins", lib_dir / ".." / RINGSCOPE_PLUGIN_INSTALL_REL}) {
             if (fs::is_directory(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
         }
     }
@@ -56,9 +57,9 @@ std::vector<std::string> plugin_files(const std::string& dir, std::vector<std::s
     return files;
 }
 
-std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra) {
+std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra, bool own) {
     std::vector<std::string> dirs;
-    if (std::string own = own_plugin_dir(); !own.empty()) dirs.push_back(own);
+    if (std::string dir = own ? own_plugin_dir() : std::string(); !dir.empty()) dirs.push_back(dir);
     if (const char* env = std::getenv("RINGSCOPE_PLUGIN_PATH")) {
         std::string_view rest = env;
         while (!rest.empty()) {

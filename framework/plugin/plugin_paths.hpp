@@ -18,6 +18,7 @@ std::string own_plugin_dir();
 std::vector<std::string> plugin_files(const std::string& dir, std::vector<std::string>& skipped);
 
 // Folders in search order: own dir, then RINGSCOPE_PLUGIN_PATH (colon-separated), then `extra`.
-std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra);
+// `own`: the build's or installation's own folder first (report -L leaves it out: "local" plugins only).
+std::vector<std::string> plugin_search_path(const std::vector<std::string>& extra, bool own = true);
 
 }  // namespace ringscope::plugin

@@ -1,9 +1,12 @@
 // Renders analysis result tables as aligned text, JSON or CSV.
 #include <ringscope/result.hpp>
 #include <ringscope/text_escape.hpp>
+#include <ringscope/selection.hpp>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +15,7 @@
 namespace ringscope {
 namespace {
 
+// Exact, as JSON and CSV keep them: integers as they are, doubles with up to 6 significant digits.
 std::string cell_text(const Cell& c) {
     char buf[64];
     switch (c.index()) {
@@ -33,6 +37,41 @@ std::string cell_text(const Cell& c) {
     }
 }
 
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::optional<double> number_of(const Cell& c) {
+    switch (c.index()) {
+        case 1:
+            return static_cast<double>(std::get<int64_t>(c));
+        case 2:
+            return static_cast<double>(std::get<uint64_t>(c));
+        case 3:
+            return std::get<double>(c);
+        default:
+            return std::nullopt;
+    }
+}
+
+// For people (the text format): a column "*_ns" is a duration in the unit that suits each value,
+// "*_ts" (or "*start_ns") a timestamp as `report` prints it, other doubles in fixed notation
+// (never 1.0245e+06).
+std::string readable_text(std::string_view column, const Cell& c) {
+    char buf[64];
+    // A timestamp: "*_ts", or the start of a window ("window_start_ns").
+    if ((ends_with(column, "_ts") || ends_with(column, "start_ns")) && c.index() == 2)
+        return format_trace_seconds(std::get<uint64_t>(c));
+    if (ends_with(column, "_ns") && number_of(c)) return format_duration_ns(*number_of(c));
+    if (c.index() == 3) {
+        const double d = std::get<double>(c);
+        const double a = std::fabs(d);
+        std::snprintf(buf, sizeof buf, a >= 1e4 ? "%.1f" : "%.4f", d);
+        return buf;
+    }
+    return cell_text(c);
+}
+
 // A CSV cell: text through the shared escaping (formula guard, quotes); numbers as they are, so a
 // negative one keeps its sign.
 std::string csv_field(const Cell& c) {
@@ -49,7 +88,7 @@ void write_text(std::FILE* out, const ResultTable& t) {
         std::vector<std::string> cells;
         for (size_t i = 0; i < t.columns.size(); ++i) {
             // Text from a trace (a task name) must not drive the terminal.
-            cells.push_back(i < r.size() ? escaped(cell_text(r[i]), TextTarget::terminal) : "");
+            cells.push_back(i < r.size() ? escaped(readable_text(t.columns[i], r[i]), TextTarget::terminal) : "");
             width[i] = std::max(width[i], cells.back().size());
         }
         rows.push_back(std::move(cells));
@@ -75,6 +114,35 @@ void write_text(std::FILE* out, const ResultTable& t) {
 }
 
 }  // namespace
+
+std::string format_duration_ns(double ns) {
+    char buf[64];
+    const double a = std::fabs(ns);
+    if (a < 1000) {
+        std::snprintf(buf, sizeof buf, ns == std::floor(ns) ? "%.0f ns" : "%.1f ns", ns);
+        return buf;
+    }
+    const char* unit = a < 1e6 ? "us" : a < 1e9 ? "ms" : "s";
+    const double v = ns / (a < 1e6 ? 1e3 : a < 1e9 ? 1e6 : 1e9);
+    std::snprintf(buf, sizeof buf, "%.3f %s", v, unit);
+    return buf;
+}
+
+bool sort_rows_desc(ResultTable& table, std::string_view column) {
+    size_t col = 0;
+    while (col < table.columns.size() && table.columns[col] != column) ++col;
+    if (col == table.columns.size()) return false;
+    auto key = [&](const std::vector<Cell>& r) { return col < r.size() ? number_of(r[col]) : std::nullopt; };
+    std::stable_sort(table.rows.begin(), table.rows.end(), [&](const auto& a, const auto& b) {
+        const auto ka = key(a), kb = key(b);
+        if (ka && kb) return *ka > *kb;
+        if (ka || kb) return ka.has_value();
+        const bool sa = col < a.size() && a[col].index() == 4, sb = col < b.size() && b[col].index() == 4;
+        if (sa && sb) return std::get<std::string>(a[col]) > std::get<std::string>(b[col]);
+        return sa && !sb;
+    });
+    return true;
+}
 
 bool parse_table_format(std::string_view name, TableFormat& format) {
     if (name == "text")

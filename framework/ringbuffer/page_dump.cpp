@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/io/trace_dat_types.hpp"
+
 namespace ringscope::ringbuffer {
 namespace {
 
@@ -37,6 +39,17 @@ Expected<SubBufferLayout> layout_for(size_t subbuf_size, unsigned long_size) {
                                  : long_size == 8 ? SubBufferLongSize::eight
                                                   : SubBufferLongSize::host,
                                  static_cast<uint32_t>(subbuf_size));
+}
+
+// The kernel's sub-buffers are whole pages, a power of two of them (buffer_subbuf_size_kb); 0 is the
+// host's page size.
+bool valid_subbuf_size(size_t subbuf_size, std::FILE* err) {
+    if (subbuf_size == 0 ||
+        (subbuf_size >= 4096 && subbuf_size <= (size_t{1} << 27) && (subbuf_size & (subbuf_size - 1)) == 0))
+        return true;
+    std::fprintf(err, "ringscope dump-pages: sub-buffer size %zu: a power of two from 4096 to 134217728 bytes\n",
+                 subbuf_size);
+    return false;
 }
 
 }  // namespace
@@ -70,6 +83,7 @@ unsigned detect_long_size(const std::string& path, uint32_t subbuf_size) {
 }
 
 int dump_pages(const std::string& path, size_t subbuf_size, std::FILE* out, std::FILE* err) {
+    if (!valid_subbuf_size(subbuf_size, err)) return 2;
     auto layout = layout_for(subbuf_size, 0);
     if (!layout) {
         std::fprintf(err, "ringscope dump-pages: %s\n", layout.error().to_string().c_str());
@@ -80,6 +94,7 @@ int dump_pages(const std::string& path, size_t subbuf_size, std::FILE* out, std:
 
 int dump_pages(const std::string& path, size_t subbuf_size, unsigned long_size, std::FILE* out,
                std::FILE* err) {
+    if (!valid_subbuf_size(subbuf_size, err)) return 2;
     if (long_size == 0) {
         auto host = layout_for(subbuf_size, 0);
         if (host && host->subbuf_size >= host->data_offset)
@@ -106,8 +121,19 @@ int dump_pages(const std::string& path, const SubBufferLayout& layout, std::FILE
         return 1;
     }
     std::vector<uint8_t> buf(layout.subbuf_size);
+    // A trace.dat is not a raw capture: its header would read as hundreds of broken sub-buffers.
+    const size_t head = std::fread(buf.data(), 1, buf.size(), f.get());
+    if (io::has_trace_dat_magic({buf.data(), head})) {
+        std::fprintf(err,
+                     "ringscope dump-pages: %s: a trace.dat file, not a raw trace_pipe_raw capture "
+                     "(ringscope report reads it)\n",
+                     path.c_str());
+        return 1;
+    }
+    std::rewind(f.get());
     SubBuffer sb(layout);
     int64_t off = 0;
+    unsigned long failed = 0;  // sub-buffers that did not load
     for (unsigned long page = 0;; ++page, off += layout.subbuf_size) {
         const size_t n = std::fread(buf.data(), 1, buf.size(), f.get());
         if (n == 0) break;
@@ -117,11 +143,13 @@ int dump_pages(const std::string& path, const SubBufferLayout& layout, std::FILE
                    Error(Errc::truncated, "file ends " + std::to_string(n) + " bytes into a " +
                                               std::to_string(buf.size()) + "-byte sub-buffer")
                        .at_offset(0));
+            ++failed;
             break;
         }
         if (auto st = sb.load(buf); !st) {
             std::fprintf(out, "page %lu offset %lld: load failed\n", page, static_cast<long long>(off));
             report(err, path, off, st.error());
+            ++failed;
             continue;
         }
         std::fprintf(
@@ -143,7 +171,7 @@ int dump_pages(const std::string& path, const SubBufferLayout& layout, std::FILE
                      Error(Errc::io, "read error").in_file(path).at_offset(off).to_string().c_str());
         return 1;
     }
-    return 0;
+    return failed ? 1 : 0;
 }
 
 }  // namespace ringscope::ringbuffer

@@ -236,6 +236,16 @@ Status SqliteSink::finish() {
     for (const auto& [t, s] : m.types)
         sql += "INSERT INTO event_types VALUES (" + text(s.system) + "," + text(s.name) + "," +
                text(s.table) + "," + std::to_string(s.count) + ");";
+    // A view per event table with the common columns of `events` joined in: "SELECT ts, comm,
+    // prev_state FROM v_sched_switch" rather than the join by hand.
+    for (const auto& [t, s] : m.types) {
+        std::string view = "v_" + s.table;
+        while (m.used_tables.count(view)) view += "_";
+        m.used_tables.insert(view);
+        sql += "CREATE VIEW " + quote_ident(view) +
+               " AS SELECT events.ts, events.cpu, events.pid, events.comm, events.input, t.* FROM " +
+               quote_ident(s.table) + " AS t JOIN events ON events.id = t.event_id;";
+    }
     sql += "CREATE INDEX events_ts ON events(ts); COMMIT;";
     if (Status s = m.exec(sql); !s) return s;
     for (auto& [t, s] : m.types) {

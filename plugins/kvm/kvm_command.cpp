@@ -8,6 +8,7 @@
 #include <ringscope/output_check.hpp>
 
 #include <ringscope/partial_result.hpp>
+#include <ringscope/selection.hpp>
 #include <ringscope/trace.hpp>
 
 #include "kvm_exits.hpp"
@@ -17,13 +18,15 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ringscope kvm exits [--format text|json|csv] [--top N] [--guest-symbols [GUEST=]FILE]\n"
-    "                           [--partial OUT.json] FILE [GUEST_FILE...]\n"
+    "                           [SELECTION] [--partial OUT.json] FILE [GUEST_FILE...]\n"
     "       ringscope kvm exits --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "  per exit reason and per vCPU: count, share, exit-to-entry time (min/mean/p50/p99/max);\n"
     "  per reason the guest functions with the most exits (--top N, default 5), named from the guest\n"
     "  file's kallsyms or --guest-symbols (kallsyms text, System.map or ELF; repeatable)\n"
     "  --partial: write the mergeable state instead of printing; --merge: print (or write) what one\n"
-    "  run over all the partials' inputs gives\n";
+    "  run over all the partials' inputs gives\n"
+    "  SELECTION: the options every command that reads events takes (-F, --cpu, --pid, --comm, -e,\n"
+    "  --from/--to, --first-event/--last-event; see `ringscope report --help`)\n";
 
 int usage(CommandEnv& env, const std::string& msg) {
     if (!msg.empty()) std::fprintf(env.err(), "ringscope kvm: %s\n", msg.c_str());
@@ -70,40 +73,41 @@ int merge_partials(const std::vector<std::string>& paths, std::unique_ptr<KvmExi
 
 // One run over `files` (a host file first, its guests after: merged in time order). `traces` outlive
 // the analysis's use: the guest function names it counts belong to their symbols.
-int run_exits(const std::vector<std::string>& files, KvmExitsOptions opts, std::vector<Trace>& traces,
-              std::unique_ptr<KvmExitsAnalysis>& result, CommandEnv& env) {
+int run_exits(const std::vector<std::string>& files, KvmExitsOptions opts, const EventSelection& sel,
+              std::vector<Trace>& traces, std::unique_ptr<KvmExitsAnalysis>& result, CommandEnv& env) {
     TraceOpenOptions open_opts;
     open_opts.resolvers = &env.resolvers();
-    traces.reserve(files.size());
-    for (const auto& f : files) {
-        auto t = Trace::open(f, open_opts);
-        if (!t) {
-            std::fprintf(env.err(), "ringscope kvm: %s\n", t.error().to_string().c_str());
-            return 1;
-        }
-        traces.push_back(std::move(t).value());
-    }
+    auto opened = Trace::open_selected(files, open_opts, sel);
+    if (!opened) return fail(env, opened.error(), opened.error().code() == Errc::parse ? 2 : 1);
+    traces = std::move(*opened);
+    std::vector<Trace*> ptrs;
+    for (auto& t : traces) ptrs.push_back(&t);
+    if (sel.lists_times()) return print_cpu_event_times(ptrs, sel, env.out(), env.err()) ? 1 : -1;
 
     result = std::make_unique<KvmExitsAnalysis>(opts);
     KvmExitsAnalysis& analysis = *result;
     analysis.begin(traces.front().context());
+    uint64_t exits = 0;
     auto feed = [&](Trace& t, const Event& ev, int) {
-        if (ev.system() == "kvm" && (ev.name() == "kvm_exit" || ev.name() == "kvm_entry"))
+        if (ev.system() == "kvm" && (ev.name() == "kvm_exit" || ev.name() == "kvm_entry")) {
             analysis.on_input_event(static_cast<size_t>(&t - traces.data()), ev);
+            exits += ev.name() == "kvm_exit";
+        }
         return 0;
     };
-    if (traces.size() == 1) {
+    if (traces.size() == 1)
         traces.front().iterate(feed);
-    } else {
-        std::vector<Trace*> ptrs;
-        for (auto& t : traces) ptrs.push_back(&t);
+    else
         Trace::iterate_multi(ptrs, feed);
-    }
     for (const auto& t : traces)
         if (!t.status()) {
             std::fprintf(env.err(), "ringscope kvm: %s\n", t.status().error().to_string().c_str());
             return 1;
         }
+    if (!exits)
+        std::fprintf(env.err(), "ringscope kvm exits: no kvm_exit events%s in %s\n",
+                     sel.selects() ? " selected" : "",
+                     files.size() == 1 ? files.front().c_str() : "the files");
     return 0;
 }
 
@@ -124,8 +128,13 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
     bool top_set = false, merge = false;
     std::string partial;
     std::vector<std::string> files;
+    EventSelection sel;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
+        std::string sel_error;
+        const SelectionParse sp = parse_selection_option(args, i, sel, sel_error);
+        if (sp == SelectionParse::error) return usage(env, sel_error);
+        if (sp == SelectionParse::ok) continue;
         auto value = [&](const std::string& name, std::string& out) {
             if (a.rfind(name + "=", 0) == 0) {
                 out = a.substr(name.size() + 1);
@@ -168,6 +177,8 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
     if (files.empty()) return usage(env, merge ? "no partial result" : "no trace file");
     if (merge && top_set) return usage(env, "--merge takes --top from the partials");
     if (Status s = check_outputs({partial}, files); !s) return fail(env, s.error(), 2);
+    if (merge && sel.selects())
+        return usage(env, "--merge reads partial results: select events when making them");
 
     std::vector<Trace> traces;
     std::unique_ptr<KvmExitsAnalysis> merged;
@@ -175,8 +186,8 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
     if (merge) {
         inputs.clear();
         if (int rc = merge_partials(files, merged, inputs, env)) return rc;
-    } else if (int rc = run_exits(files, opts, traces, merged, env)) {
-        return rc;
+    } else if (int rc = run_exits(files, opts, sel, traces, merged, env)) {
+        return rc < 0 ? 0 : rc;  // -1: the selection's times were listed
     }
     KvmExitsAnalysis& analysis = *merged;
     if (!partial.empty()) {

@@ -135,6 +135,17 @@ void KvmExitsAnalysis::add_stats(std::vector<Cell>& row, Durations& d) {
     row.emplace_back(d.ns.back());
 }
 
+namespace {
+
+// The kvm_exit event's isa field: KVM_ISA_VMX (1) or KVM_ISA_SVM (2), as the kernel names them.
+Cell isa_name(uint64_t isa) {
+    if (isa == 1) return std::string("VMX");
+    if (isa == 2) return std::string("SVM");
+    return isa;
+}
+
+}  // namespace
+
 void KvmExitsAnalysis::end(ResultSink& sink) {
     const std::vector<std::string> stats = {"min_ns", "mean_ns", "p50_ns", "p99_ns", "max_ns"};
     auto by_count = [&](size_t a, size_t b) {
@@ -149,7 +160,7 @@ void KvmExitsAnalysis::end(ResultSink& sink) {
     reasons.columns.insert(reasons.columns.end(), stats.begin(), stats.end());
     for (size_t i : order) {
         Reason& r = reasons_[i];
-        std::vector<Cell> row{r.name, r.isa, r.value, r.d.count, percent(r.d.count, total_exits_)};
+        std::vector<Cell> row{r.name, isa_name(r.isa), r.value, r.d.count, percent(r.d.count, total_exits_)};
         add_stats(row, r.d);
         reasons.rows.push_back(std::move(row));
     }

@@ -78,7 +78,7 @@ void append_time(uint64_t ts, TextBuffer& out) {
 
 class ProfileReport::FileProfile {
   public:
-    explicit FileProfile(const TraceContext& ctx);
+    FileProfile(const TraceContext& ctx, const Options& options);
     const TraceContext* context() const noexcept { return ctx_; }
     void record(const Event& ev);
     void print(TextBuffer& out);
@@ -99,9 +99,12 @@ class ProfileReport::FileProfile {
     void on_exec(const Role& r, const Event& ev, int pid);
     std::string raw_comm(const Event& ev, const FieldHandle& field) const;
     void print_task(const Task& t, TextBuffer& out) const;
+    void print_figures(const std::map<FigureKey, Figures>& figures, TextBuffer& out) const;
+    void print_groups(TextBuffer& out) const;
     void append_label(const Role& r, uint64_t val, TextBuffer& out) const;
 
     const TraceContext* ctx_;
+    Options options_;
     std::vector<Role> roles_;
     std::unordered_map<uint32_t, int> role_by_id_;
     std::unordered_map<int, Task> tasks_;
@@ -110,7 +113,8 @@ class ProfileReport::FileProfile {
     std::unique_ptr<TaskStateNames> states_;
 };
 
-ProfileReport::FileProfile::FileProfile(const TraceContext& ctx) : ctx_(&ctx) {
+ProfileReport::FileProfile::FileProfile(const TraceContext& ctx, const Options& options)
+    : ctx_(&ctx), options_(options) {
     const int irq_entry = add_role("irq", "irq_handler_entry", Kind::other);
     const int irq_exit = add_role("irq", "irq_handler_exit", Kind::other);
     const int softirq_entry = add_role("irq", "softirq_entry", Kind::softirq);
@@ -318,6 +322,14 @@ void ProfileReport::FileProfile::append_label(const Role& r, uint64_t val, TextB
     out.push_back(':');
     switch (r.kind) {
         case Kind::sched_switch:
+            if (options_.legacy_states && options_.legacy_states->set) {
+                // trace-cmd's own letters (TASK_STATE_TO_CHAR_STR of Linux 4.x): K for I, W for R+.
+                static constexpr char kStates[] = "RSDTtXZxKWP";
+                if (!val) out.push_back('R');
+                for (size_t i = 0; val && i + 1 < sizeof kStates - 1; ++i, val >>= 1)
+                    if (val & 1) out.push_back(kStates[i + 1]);
+                return;
+            }
             states_->append(val, out);
             return;
         case Kind::softirq: {
@@ -348,9 +360,47 @@ void ProfileReport::FileProfile::print_task(const Task& t, TextBuffer& out) cons
     out.append("\ntask: ");
     out.append(t.comm ? std::string_view(*t.comm) : ctx_->comm(t.pid));
     out.appendf("-%d\n", t.pid);
+    print_figures(t.figures, out);
+}
+
+// --by-comm: the tasks whose name the sched events gave, merged by that name as trace-cmd merges
+// them (wakeups under one value, switches by state, the rest as they are). trace-cmd lists the
+// groups in the order of their addresses in memory (its compare_groups compares pointers); here by
+// name.
+void ProfileReport::FileProfile::print_groups(TextBuffer& out) const {
+    std::map<std::string, std::map<FigureKey, Figures>> groups;
+    for (const auto& [pid, t] : tasks_) {
+        if (!t.comm) continue;
+        auto& g = groups[*t.comm];
+        for (const auto& [key, f] : t.figures) {
+            FigureKey k = key;
+            const Kind kind = roles_[static_cast<size_t>(std::get<0>(key))].kind;
+            if (kind == Kind::sched_wakeup) k = {std::get<0>(key), 0, 0};
+            if (kind == Kind::sched_switch) k = {std::get<0>(key), std::get<2>(key), std::get<2>(key)};
+            Figures& m = g[k];
+            if (m.count == 0) {
+                m = f;
+                continue;
+            }
+            m.count += f.count;
+            m.total += f.total;
+            if (f.max > m.max) m.max = f.max, m.ts_max = f.ts_max;
+            if (f.min < m.min) m.min = f.min, m.ts_min = f.ts_min;
+        }
+    }
+    for (const auto& [comm, figures] : groups) {
+        out.append("\ngroup: ");
+        out.append(comm);
+        out.push_back('\n');
+        print_figures(figures, out);
+    }
+}
+
+void ProfileReport::FileProfile::print_figures(const std::map<FigureKey, Figures>& figures,
+                                               TextBuffer& out) const {
     // sched_switch first (by state), then sched_wakeup, then by event id and longest total.
     std::vector<std::pair<FigureKey, const Figures*>> rows;
-    for (const auto& [key, f] : t.figures) rows.emplace_back(key, &f);
+    for (const auto& [key, f] : figures) rows.emplace_back(key, &f);
     auto rank = [&](const std::pair<FigureKey, const Figures*>& row) {
         const Role& r = roles_[static_cast<size_t>(std::get<0>(row.first))];
         const int group = r.kind == Kind::sched_switch ? 0 : r.kind == Kind::sched_wakeup ? 1 : 2;
@@ -377,13 +427,17 @@ void ProfileReport::FileProfile::print_task(const Task& t, TextBuffer& out) cons
 }
 
 void ProfileReport::FileProfile::print(TextBuffer& out) {
+    const bool by_comm = options_.by_comm && options_.by_comm->set;
+    if (by_comm) print_groups(out);
     std::vector<const Task*> sorted;
-    for (const auto& [pid, t] : tasks_) sorted.push_back(&t);
+    for (const auto& [pid, t] : tasks_)
+        if (!by_comm || !t.comm) sorted.push_back(&t);
     std::sort(sorted.begin(), sorted.end(), [](const Task* a, const Task* b) { return a->pid < b->pid; });
     for (const Task* t : sorted) print_task(*t, out);
 }
 
 ProfileReport::ProfileReport() = default;
+ProfileReport::ProfileReport(Options options) : options_(options) {}
 ProfileReport::~ProfileReport() = default;
 
 ProfileReport::FileProfile& ProfileReport::profile_of(const TraceContext& ctx) {
@@ -391,7 +445,7 @@ ProfileReport::FileProfile& ProfileReport::profile_of(const TraceContext& ctx) {
     for (auto& f : files_) {
         if (f->context() == &ctx) return *(last_ = f.get());
     }
-    files_.push_back(std::make_unique<FileProfile>(ctx));
+    files_.push_back(std::make_unique<FileProfile>(ctx, options_));
     return *(last_ = files_.back().get());
 }
 

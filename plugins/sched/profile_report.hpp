@@ -10,19 +10,28 @@
 //
 // Every other event is counted by the value of its first field. The rules are trace-cmd 3.1.6's
 // (see profile_report.cpp); the state names come from the event's format, not trace-cmd's stale
-// letters. Not done: -H hooks, -G (global irq accounting), --by-comm, kernel_stack call chains.
+// letters (-O sched:legacy_states prints trace-cmd's: K for I, W for R+). --by-comm merges the tasks
+// of one name into a "group:" (in name order; trace-cmd's order is its memory's). Not done: -H
+// hooks, -G (global irq accounting), kernel_stack call chains.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include <ringscope/handler.hpp>
+#include <ringscope/plugin.hpp>
 
 namespace ringscope::sched {
 
 class ProfileReport final : public EventHandler {
   public:
+    // Print options the framework owns and sets before the first event (null: off).
+    struct Options {
+        const PrintOptionValue* legacy_states = nullptr;  // -O sched:legacy_states
+        const PrintOptionValue* by_comm = nullptr;        // report --by-comm
+    };
     ProfileReport();
+    explicit ProfileReport(Options options);
     ~ProfileReport() override;
 
     std::string_view name() const override { return "sched.profile-report"; }
@@ -34,6 +43,7 @@ class ProfileReport final : public EventHandler {
     class FileProfile;
     FileProfile& profile_of(const TraceContext& ctx);
 
+    Options options_;
     std::vector<std::unique_ptr<FileProfile>> files_;  // in the order their first event came
     FileProfile* last_ = nullptr;
 };

@@ -4,6 +4,8 @@
 #include <memory>
 #include <tuple>
 
+#include <ringscope/result.hpp>
+
 #include "task_state.hpp"
 
 namespace ringscope::sched {
@@ -75,13 +77,24 @@ const std::vector<std::string> kStatColumns = {"count",  "min_ns", "mean_ns", "p
 
 }  // namespace
 
+std::vector<std::pair<int, const LatencyAnalysis::Task*>> LatencyAnalysis::tasks_worst_first() const {
+    std::vector<std::pair<int, const Task*>> order;
+    for (const auto& [pid, t] : tasks_) order.emplace_back(pid, &t);
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        return std::make_tuple(a.second->hist.max(), a.second->hist.count()) >
+               std::make_tuple(b.second->hist.max(), b.second->hist.count());
+    });
+    return order;
+}
+
 void LatencyAnalysis::end(ResultSink& sink) {
     ResultTable overall{"sched.latency.overall", kStatColumns, {stats_cells(overall_)}};
     sink.add_table(std::move(overall));
 
     ResultTable tasks{"sched.latency.tasks", {"pid", "comm"}, {}};
     tasks.columns.insert(tasks.columns.end(), kStatColumns.begin(), kStatColumns.end());
-    for (const auto& [pid, t] : tasks_) {
+    for (const auto& [pid, tp] : tasks_worst_first()) {
+        const Task& t = *tp;
         std::vector<Cell> row{Cell{int64_t{pid}}, Cell{t.name.comm}};
         auto s = stats_cells(t.hist);
         row.insert(row.end(), s.begin(), s.end());
@@ -224,9 +237,18 @@ void TimelineAnalysis::add_busy(int cpu, uint64_t from, uint64_t to) {
 }
 
 void TimelineAnalysis::on_input_event(size_t input, const Event& ev) {
+    if (overflowed_) return;
     if (input >= inputs_.size()) inputs_.resize(input + 1);
     Input& in = inputs_[input];
     in.span.see(ev.timestamp());
+    if ((in.span.last - in.span.first) / window_ >= kMaxWindows) {
+        overflowed_ = true;
+        overflow_span_ = in.span.last - in.span.first;
+        inputs_.clear();
+        busy_.clear();
+        spans_.clear();
+        return;
+    }
     if (ev.name() != "sched_switch" || ev.system() != "sched") return;
     const int cpu = ev.cpu();
     const int prev = static_cast<int>(ev.integer("prev_pid").value_or(0));
@@ -249,6 +271,14 @@ void TimelineAnalysis::finish() {
     inputs_.clear();
 }
 
+std::string TimelineAnalysis::overflow_message() const {
+    const uint64_t need = overflow_span_ / kMaxWindows + 1;
+    return "a timeline of more than " + std::to_string(kMaxWindows) + " windows of " +
+           format_duration_ns(static_cast<double>(window_)) + " (an input spans at least " +
+           format_duration_ns(static_cast<double>(overflow_span_)) + "): take a window of " +
+           std::to_string((need + 999) / 1000) + "us or more";
+}
+
 void TimelineAnalysis::merge(const TimelineAnalysis& other) {
     spans_.insert(spans_.end(), other.spans_.begin(), other.spans_.end());
     for (const auto& [cpu, windows] : other.busy_) {
@@ -258,6 +288,10 @@ void TimelineAnalysis::merge(const TimelineAnalysis& other) {
 }
 
 void TimelineAnalysis::end(ResultSink& sink) {
+    if (overflowed_) {
+        sink.add_table({"sched.timeline.error", {"error"}, {{Cell{overflow_message()}}}});
+        return;
+    }
     finish();
     // The time the inputs cover (overlapping spans counted once), per window.
     std::vector<std::pair<uint64_t, uint64_t>> spans = spans_;
@@ -296,9 +330,10 @@ std::vector<AnalysisSpec> analysis_specs() {
     std::vector<AnalysisSpec> specs;
     specs.push_back({"sched.latency",
                      "wakeup-to-run latency per task and overall, histogram, worst wakeups",
-                     {{"top", ParamType::integer, "10", "how many worst wakeups to list"}},
+                     {{"top", ParamType::integer, "10", "how many worst wakeups to list (0-100000)"}},
                      [](const AnalysisParams& p) -> std::unique_ptr<EventHandler> {
-                         if (p.integer("top") < 0) return nullptr;
+                         if (p.integer("top") < 0 || p.integer("top") > static_cast<int64_t>(kMaxTop))
+                             return nullptr;
                          return std::make_unique<LatencyAnalysis>(static_cast<size_t>(p.integer("top")));
                      }});
     specs.push_back({"sched.runtime",
@@ -307,8 +342,10 @@ std::vector<AnalysisSpec> analysis_specs() {
                      [](const AnalysisParams&) { return std::make_unique<RuntimeAnalysis>(); }});
     specs.push_back({"sched.timeline",
                      "per-CPU busy fraction in time windows",
-                     {{"window", ParamType::duration, "10ms", "window length"}},
-                     [](const AnalysisParams& p) {
+                     {{"window", ParamType::duration, "10ms",
+                       "window length (1us at least; at most 1000000 windows per input)"}},
+                     [](const AnalysisParams& p) -> std::unique_ptr<EventHandler> {
+                         if (p.duration_ns("window") < kMinWindowNs) return nullptr;
                          return std::make_unique<TimelineAnalysis>(p.duration_ns("window"));
                      }});
     return specs;

@@ -26,6 +26,11 @@
 
 namespace ringscope::sched {
 
+// Bounds on what sizes memory, checked before any event is read (`sched ...` and `run --check`).
+inline constexpr size_t kMaxTop = 100'000;          // worst wakeups listed
+inline constexpr uint64_t kMinWindowNs = 1'000;     // a timeline window: 1us at least
+inline constexpr uint64_t kMaxWindows = 1'000'000;  // a timeline's windows per input
+
 // A pid's comm: the one seen last in time (the larger text on a tie), so the answer does not
 // depend on the order inputs are read or merged in.
 struct TaskName {
@@ -101,6 +106,8 @@ class LatencyAnalysis final : public EventHandler {
 
     const LogHistogram& overall() const noexcept { return overall_; }
     const std::map<int, Task>& tasks() const noexcept { return tasks_; }
+    // Worst first: the largest latency, then the most wakeups, then the pid.
+    std::vector<std::pair<int, const Task*>> tasks_worst_first() const;
     const std::vector<Wakeup>& worst() const noexcept { return worst_; }  // largest first
     size_t top() const noexcept { return top_; }
     void add_worst(Wakeup w);
@@ -151,6 +158,8 @@ class RuntimeAnalysis final : public EventHandler {
     uint64_t first_ts() const noexcept { return span_.first; }
     uint64_t last_ts() const noexcept { return span_.last; }
     const std::map<int, Task>& tasks() const noexcept { return tasks_; }
+    // Worst first: the largest latency, then the most wakeups, then the pid.
+    std::vector<std::pair<int, const Task*>> tasks_worst_first() const;
     const std::map<int, Cpu>& cpus() const noexcept { return cpus_; }
 
   private:
@@ -188,6 +197,10 @@ class TimelineAnalysis final : public EventHandler {
     void end(ResultSink& sink) override;
 
     uint64_t window_ns() const noexcept { return window_; }
+    // An input spanned more than kMaxWindows windows: it stopped counting (memory stays bounded),
+    // and end() gives a table "sched.timeline.error" saying so.
+    bool overflowed() const noexcept { return overflowed_; }
+    std::string overflow_message() const;
     void merge(const TimelineAnalysis& other);
     nlohmann::json save_state() const;
     Status load_state(const nlohmann::json& state);
@@ -200,6 +213,8 @@ class TimelineAnalysis final : public EventHandler {
     void add_busy(int cpu, uint64_t from, uint64_t to);
 
     uint64_t window_;
+    bool overflowed_ = false;
+    uint64_t overflow_span_ = 0;  // the span of the input that overflowed
     InputIndex input_index_;  // the inputs of on_event() (a run over several files)
     std::vector<Input> inputs_;
     std::vector<std::pair<uint64_t, uint64_t>> spans_;  // [first, last] of each finished input

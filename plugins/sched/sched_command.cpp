@@ -13,6 +13,8 @@
 #include <ringscope/output_check.hpp>
 
 #include <ringscope/partial_result.hpp>
+#include <ringscope/result.hpp>
+#include <ringscope/selection.hpp>
 #include <ringscope/trace.hpp>
 
 #include "sched_analyses.hpp"
@@ -21,9 +23,13 @@ namespace ringscope::sched {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ringscope sched latency [--top N] [--format text|json|csv] [--partial OUT.json] FILE...\n"
-    "       ringscope sched runtime [--format text|json|csv] [--partial OUT.json] FILE...\n"
-    "       ringscope sched timeline [--window DURATION] [--format text|json|csv] [--partial OUT.json] "
+    "usage: ringscope sched latency [--top N] [--sort COLUMN] [SELECTION] [--format text|json|csv]\n"
+    "                               [--partial OUT.json] FILE...\n"
+    "       ringscope sched runtime [--sort COLUMN] [SELECTION] [--format text|json|csv] [--partial "
+    "OUT.json] "
+    "FILE...\n"
+    "       ringscope sched timeline [--window DURATION] [SELECTION] [--format text|json|csv] [--partial "
+    "OUT.json] "
     "FILE...\n"
     "       ringscope sched ANALYSIS --merge [--format F] [--partial OUT.json] PARTIAL.json...\n"
     "\n"
@@ -32,8 +38,12 @@ constexpr const char* kUsage =
     "runtime: on-CPU time per task and CPU, context switches (voluntary/preempted), migrations.\n"
     "timeline: per-CPU busy fraction per window (default 10ms; units ns, us, ms, s), windows aligned\n"
     "          on multiples of the window.\n"
+    "--top: 0-100000; --window: 1us at least, at most 1000000 windows per file.\n"
+    "--sort COLUMN: the per-task table, largest first (default: max_ns for latency, runtime_ns for "
+    "runtime).\n"
     "--partial: write the mergeable state instead of printing; --merge: print (or write) what one run\n"
-    "over all the partials' inputs gives. Several files are shards: tasks add up by pid, CPUs by number.\n";
+    "over all the partials' inputs gives. Several files are shards: tasks add up by pid, CPUs by number.\n"
+    "Text tables give durations with units and times as report prints them; JSON and CSV integers in ns.\n";
 
 // "10ms", "250us", "1s", "5000" (ns).
 bool parse_duration(const std::string& s, uint64_t& ns) {
@@ -42,16 +52,19 @@ bool parse_duration(const std::string& s, uint64_t& ns) {
     unsigned long long v = std::strtoull(s.c_str(), &end, 10);
     if (errno || end == s.c_str()) return false;
     std::string unit(end);
-    uint64_t mul = unit.empty() || unit == "ns" ? 1 : unit == "us" ? 1000 : unit == "ms" ? 1000000 : unit == "s" ? 1000000000 : 0;
+    uint64_t mul = unit.empty() || unit == "ns" ? 1
+                   : unit == "us"               ? 1000
+                   : unit == "ms"               ? 1000000
+                   : unit == "s"                ? 1000000000
+                                                : 0;
     if (!mul || v == 0) return false;
     ns = v * mul;
     return true;
 }
 
 nlohmann::ordered_json stats_json(const LogHistogram& h) {
-    return {{"count", h.count()},          {"min_ns", h.min()},
-            {"mean_ns", h.mean()},         {"p50_ns", h.quantile(0.50)},
-            {"p90_ns", h.quantile(0.90)},  {"p99_ns", h.quantile(0.99)},
+    return {{"count", h.count()},           {"min_ns", h.min()},          {"mean_ns", h.mean()},
+            {"p50_ns", h.quantile(0.50)},   {"p90_ns", h.quantile(0.90)}, {"p99_ns", h.quantile(0.99)},
             {"p999_ns", h.quantile(0.999)}, {"max_ns", h.max()}};
 }
 
@@ -59,22 +72,27 @@ void latency_json(std::FILE* out, const LatencyAnalysis& a, const TableCollector
     nlohmann::ordered_json doc;
     doc["overall"] = stats_json(a.overall());
     doc["tasks"] = nlohmann::ordered_json::array();
-    for (const auto& [pid, t] : a.tasks()) {
-        nlohmann::ordered_json j = {{"pid", pid}, {"comm", t.name.comm}};
-        j.update(stats_json(t.hist));
+    for (const auto& [pid, t] : a.tasks_worst_first()) {
+        nlohmann::ordered_json j = {{"pid", pid}, {"comm", t->name.comm}};
+        j.update(stats_json(t->hist));
         doc["tasks"].push_back(std::move(j));
     }
     doc["worst"] = nlohmann::ordered_json::array();
     for (const auto& w : a.worst()) {
-        doc["worst"].push_back({{"latency_ns", w.latency_ns}, {"wakeup_ts", w.wakeup_ts}, {"switch_ts", w.switch_ts},
-                                {"cpu", w.cpu}, {"pid", w.pid}, {"comm", w.comm}});
+        doc["worst"].push_back({{"latency_ns", w.latency_ns},
+                                {"wakeup_ts", w.wakeup_ts},
+                                {"switch_ts", w.switch_ts},
+                                {"cpu", w.cpu},
+                                {"pid", w.pid},
+                                {"comm", w.comm}});
     }
     doc["histogram"] = nlohmann::ordered_json::array();
     for (const auto& t : tables.tables) {
         if (t.name != "sched.latency.histogram") continue;
         for (const auto& r : t.rows)
-            doc["histogram"].push_back(
-                {{"from_ns", std::get<uint64_t>(r[0])}, {"to_ns", std::get<uint64_t>(r[1])}, {"count", std::get<uint64_t>(r[2])}});
+            doc["histogram"].push_back({{"from_ns", std::get<uint64_t>(r[0])},
+                                        {"to_ns", std::get<uint64_t>(r[1])},
+                                        {"count", std::get<uint64_t>(r[2])}});
     }
     doc["percentile_relative_error"] = LogHistogram::kRelativeError;
     std::fprintf(out, "%s\n", doc.dump(2).c_str());
@@ -86,6 +104,8 @@ struct Options {
     uint64_t window = 10'000'000;
     bool top_set = false, window_set = false;
     TableFormat format = TableFormat::text;
+    std::string sort;  // --sort COLUMN of the per-task table
+    EventSelection sel;
     std::string partial;  // --partial OUT.json
     bool merge = false;   // the files are partial results
     std::vector<std::string> files;
@@ -117,13 +137,38 @@ int options_from_params(const std::string& path, const std::map<std::string, std
 }
 
 template <class Analysis>
-void print(std::FILE* out, Analysis& analysis, TableFormat format) {
+int print(std::FILE* out, Analysis& analysis, const Options& o, CommandEnv& env) {
     TableCollector tables;
     analysis.end(tables);
-    if constexpr (std::is_same_v<Analysis, LatencyAnalysis>) {
-        if (format == TableFormat::json) return latency_json(out, analysis, tables);
+    if constexpr (std::is_same_v<Analysis, TimelineAnalysis>) {
+        if (analysis.overflowed()) {
+            std::fprintf(env.err(), "ringscope sched timeline: %s\n", analysis.overflow_message().c_str());
+            return 1;
+        }
     }
-    write_tables(out, tables.tables, format);
+    if (!o.sort.empty()) {
+        for (auto& t : tables.tables)
+            if (t.name.ends_with(".tasks") && !sort_rows_desc(t, o.sort)) {
+                std::fprintf(env.err(), "ringscope sched %s: --sort: no column '%s' in %s\n", o.what.c_str(),
+                             o.sort.c_str(), t.name.c_str());
+                return 2;
+            }
+    }
+    if constexpr (std::is_same_v<Analysis, LatencyAnalysis>) {
+        if (o.format == TableFormat::json) {
+            latency_json(out, analysis, tables);
+            return 0;
+        }
+    }
+    write_tables(out, tables.tables, o.format);
+    return 0;
+}
+
+// What each analysis reads, for the message when a run found none of it.
+const char* events_read(const std::string& what) {
+    return what == "timeline"  ? "sched_switch"
+           : what == "runtime" ? "sched_switch"
+                               : "sched_wakeup/sched_switch";
 }
 
 template <class Analysis>
@@ -176,45 +221,47 @@ int run_analysis(Options& o, Make make, CommandEnv& env) {
     } else {
         analysis = make(o);
         // Several files are read merged in time order, as one run; each is its own input.
-        std::vector<Trace> traces;
         TraceOpenOptions opts;
         opts.load_plugins = false;
         opts.resolvers = &env.resolvers();
-        for (const auto& f : o.files) {
-            auto t = Trace::open(f, opts);
-            if (!t) {
-                std::fprintf(env.err(), "ringscope sched: %s\n", t.error().to_string().c_str());
-                return 1;
-            }
-            traces.push_back(std::move(*t));
+        auto traces = Trace::open_selected(o.files, opts, o.sel);
+        if (!traces) {
+            std::fprintf(env.err(), "ringscope sched: %s\n", traces.error().to_string().c_str());
+            return traces.error().code() == Errc::parse ? 2 : 1;
         }
         std::vector<Trace*> ptrs;
-        for (auto& t : traces) ptrs.push_back(&t);
+        for (auto& t : *traces) ptrs.push_back(&t);
+        if (o.sel.lists_times()) return print_cpu_event_times(ptrs, o.sel, env.out(), env.err());
         const std::vector<EventMatch> subs = analysis->subscriptions();
-        analysis->begin(traces.front().context());
+        analysis->begin(traces->front().context());
+        uint64_t fed = 0;
         Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
             for (const auto& m : subs) {
                 if (m.matches(ev.system(), ev.name())) {
-                    analysis->on_input_event(static_cast<size_t>(&t - traces.data()), ev);
+                    analysis->on_input_event(static_cast<size_t>(&t - traces->data()), ev);
+                    fed += ev.system() == "sched" && ev.name() == "sched_switch";
                     break;
                 }
             }
             return 0;
         });
-        for (auto& t : traces) {
+        for (auto& t : *traces) {
             if (!t.status()) {
                 std::fprintf(env.err(), "ringscope sched: %s\n", t.status().error().to_string().c_str());
                 return 1;
             }
         }
+        if (!fed)
+            std::fprintf(env.err(), "ringscope sched %s: no %s events%s in %s\n", o.what.c_str(),
+                         events_read(o.what), o.sel.selects() ? " selected" : "",
+                         o.files.size() == 1 ? o.files.front().c_str() : "the files");
         inputs = o.files;
     }
     if (!o.partial.empty()) {
         if constexpr (!std::is_same_v<Analysis, LatencyAnalysis>) analysis->finish();
         return write_partial_of(*analysis, o, std::move(inputs), env);
     }
-    print(env.out(), *analysis, o.format);
-    return 0;
+    return print(env.out(), *analysis, o, env);
 }
 
 }  // namespace
@@ -240,14 +287,25 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
             }
             return &args[++i];
         };
+        std::string sel_error;
+        switch (parse_selection_option(args, i, o.sel, sel_error)) {
+            case SelectionParse::ok:
+                continue;
+            case SelectionParse::error:
+                std::fprintf(env.err(), "ringscope sched %s: %s\n", what.c_str(), sel_error.c_str());
+                return 2;
+            case SelectionParse::not_mine:
+                break;
+        }
         if (a == "--top" && what == "latency") {
             const std::string* v = value("--top");
             if (!v) return 2;
             char* end;
             o.top = std::strtoul(v->c_str(), &end, 10);
             o.top_set = true;
-            if (*end || v->empty()) {
-                std::fprintf(env.err(), "ringscope sched: --top needs a number, not '%s'\n", v->c_str());
+            if (*end || v->empty() || (*v)[0] == '-' || o.top > kMaxTop) {
+                std::fprintf(env.err(), "ringscope sched: --top takes a count from 0 to %zu, not '%s'\n",
+                             kMaxTop, v->c_str());
                 return 2;
             }
         } else if (a == "--window" && what == "timeline") {
@@ -255,14 +313,28 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
             if (!v) return 2;
             o.window_set = true;
             if (!parse_duration(*v, o.window)) {
-                std::fprintf(env.err(), "ringscope sched: bad --window '%s' (e.g. 10ms, 500us, 1s)\n", v->c_str());
+                std::fprintf(env.err(), "ringscope sched: bad --window '%s' (e.g. 10ms, 500us, 1s)\n",
+                             v->c_str());
                 return 2;
             }
+            if (o.window < kMinWindowNs) {
+                std::fprintf(
+                    env.err(),
+                    "ringscope sched: --window %s is too small: 1us at least (a timeline has at most "
+                    "%llu windows per file)\n",
+                    v->c_str(), static_cast<unsigned long long>(kMaxWindows));
+                return 2;
+            }
+        } else if (a == "--sort" && what != "timeline") {
+            const std::string* v = value("--sort");
+            if (!v) return 2;
+            o.sort = *v;
         } else if (a == "--format") {
             const std::string* v = value("--format");
             if (!v) return 2;
             if (!parse_table_format(*v, o.format)) {
-                std::fprintf(env.err(), "ringscope sched: --format must be text, json or csv, not '%s'\n", v->c_str());
+                std::fprintf(env.err(), "ringscope sched: --format must be text, json or csv, not '%s'\n",
+                             v->c_str());
                 return 2;
             }
         } else if (a == "--partial") {
@@ -284,6 +356,12 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
     if (o.files.empty()) {
         std::fprintf(env.err(), "ringscope sched %s: no %s given\n", what.c_str(),
                      o.merge ? "partial result" : "trace file");
+        return 2;
+    }
+    if (o.merge && o.sel.selects()) {
+        std::fprintf(env.err(),
+                     "ringscope sched %s: --merge reads partial results: select events when making them\n",
+                     what.c_str());
         return 2;
     }
     if (o.merge && (o.top_set || o.window_set)) {

@@ -21,14 +21,16 @@ ringscope::ReportOption wakeup_latencies() {
 }
 
 // report --profile
-ringscope::ReportOption profile() {
+ringscope::ReportOption profile(ringscope::sched::ProfileReport::Options options) {
     ringscope::ReportOption o;
     o.long_name = "profile";
     o.replaces_events = true;
     o.doc =
         "per task: event counts and the time between paired events, instead of the events (trace-cmd's "
         "--profile)";
-    o.factory = [](std::string_view) { return std::make_unique<ringscope::sched::ProfileReport>(); };
+    o.factory = [options](std::string_view) {
+        return std::make_unique<ringscope::sched::ProfileReport>(options);
+    };
     return o;
 }
 
@@ -62,7 +64,13 @@ class SchedPlugin final : public ringscope::Plugin {
                        &ringscope::sched::run_sched_command});
         for (auto& spec : ringscope::sched::analysis_specs()) r.add_analysis(std::move(spec));
         r.add_report_option(wakeup_latencies());
-        r.add_report_option(profile());
+        // report --by-comm sets it (with --profile: the tasks of one name merged into a group).
+        ringscope::PrintOption by_comm;
+        by_comm.plugin = "sched";
+        by_comm.name = "by_comm";
+        by_comm.doc = "--profile: merge the tasks of one name into a group (report --by-comm)";
+        const ringscope::PrintOptionValue* by_comm_value = &r.add_print_option(std::move(by_comm));
+        r.add_report_option(profile({legacy_states, by_comm_value}));
     }
 };
 

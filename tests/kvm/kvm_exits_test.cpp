@@ -87,6 +87,7 @@ TEST_F(KvmExitsTest, ReasonsVcpusAndFunctions) {
                                                    "min_ns", "mean_ns", "p50_ns", "p99_ns", "max_ns"}));
     ASSERT_EQ(r.rows.size(), 2u);
     EXPECT_EQ(as<std::string>(r.rows[0][0]), "EXIT_MSR");
+    EXPECT_EQ(as<std::string>(r.rows[0][1]), "SVM");  // the isa by name, not its code 2
     EXPECT_EQ(as<uint64_t>(r.rows[0][2]), 0x7cu);
     EXPECT_EQ(as<uint64_t>(r.rows[0][3]), 4u);
     EXPECT_DOUBLE_EQ(as<double>(r.rows[0][4]), 80.0);

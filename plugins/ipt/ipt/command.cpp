@@ -1,5 +1,8 @@
 #include "ipt/command.hpp"
 
+#include <cstdio>
+#include <cstring>
+
 #include "ipt/flow.hpp"
 #include "ipt/packet_summary.hpp"
 #include "ipt/ptdump.hpp"
@@ -18,6 +21,29 @@ void usage(std::FILE* f) {
         f);
 }
 
+// A trace.dat given where an Intel PT stream is expected: ptdump would find no PSB in it and print
+// nothing. Arguments that are no file (option values, FILE:FROM-TO) are left to the subcommand.
+bool refuse_trace_dat(const std::vector<std::string>& args, std::FILE* err) {
+    static constexpr unsigned char kMagic[] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+    for (const auto& a : args) {
+        if (a.empty() || a[0] == '-') continue;
+        std::FILE* f = std::fopen(a.c_str(), "rb");
+        if (!f) continue;
+        unsigned char head[sizeof kMagic] = {};
+        const bool trace_dat =
+            std::fread(head, 1, sizeof head, f) == sizeof head && std::memcmp(head, kMagic, sizeof head) == 0;
+        std::fclose(f);
+        if (trace_dat) {
+            std::fprintf(err,
+                         "ringscope ipt: %s: a trace.dat file, not an Intel PT stream (ringscope report %s "
+                         "reads it)\n",
+                         a.c_str(), a.c_str());
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
@@ -26,6 +52,8 @@ int run_command(const std::vector<std::string>& args, std::FILE* out, std::FILE*
         return 2;
     }
     std::vector<std::string> rest(args.begin() + 1, args.end());
+    if ((args[0] == "dump" || args[0] == "sync" || args[0] == "summary") && refuse_trace_dat(rest, err))
+        return 1;
     if (args[0] == "dump") return ptdump_main(rest, out, err);
     if (args[0] == "sync") return sync_main(rest, out, err);
     if (args[0] == "flow") return flow_main(rest, out, err);

@@ -72,6 +72,18 @@ class FilterSet {
     // looks up ftrace/kernel_stack and ftrace/user_stack there).
     Status add(std::string_view text, bool negate, std::span<const EventType* const> types);
 
+    // The selection's parts (ringscope/selection.hpp), appended after the ABI 2 methods:
+    // A positive filter that matches an event when its common_pid, pid or next_pid field is one of
+    // `pids` (what `.*: common_pid==P || pid==P || next_pid==P` says for every P, without the
+    // grammar's token limit: --comm may name thousands of pids).
+    void add_pids(std::span<const int> pids);
+    // Only events of the types `text` names ("[system/]event[,...]", no expression), ANDed with
+    // the rest; several calls add types.
+    Status limit_events(std::string_view text, std::span<const EventType* const> types);
+    // Only events of these CPUs (empty: every CPU) and with from_ns <= timestamp <= to_ns.
+    void limit_cpus(std::span<const int> cpus);
+    void limit_time(uint64_t from_ns, uint64_t to_ns) noexcept;
+
     bool empty() const noexcept;
     size_t positive_count() const noexcept;
     size_t negative_count() const noexcept;

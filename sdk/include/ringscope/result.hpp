@@ -34,10 +34,18 @@ public:
 
 enum class TableFormat : uint8_t { text, json, csv };
 
-// text: each table as "name:" and aligned columns (numbers right-aligned, doubles with 6
-// significant digits); json: {"NAME": [{column: value, ...}, ...], ...}; csv: per table a
-// "# NAME" line, a header line and RFC 4180 rows, tables separated by a blank line.
+// text: each table as "name:" and aligned columns, numbers right-aligned, for people: a column
+// named "*_ns" holds durations, printed with the unit that suits each value ("812 ns", "1.250 us",
+// "3.002 ms", "1.384 s"), one named "*_ts" (or "*start_ns") timestamps, printed as `report` prints them
+// (seconds, 6 decimals), other doubles in fixed notation; json: {"NAME": [{column: value, ...}, ...], ...}
+// and csv (per table a "# NAME" line, a header line and RFC 4180 rows, tables separated by a
+// blank line) keep the exact values: integers in ns.
 void write_tables(std::FILE* out, const std::vector<ResultTable>& tables, TableFormat format);
+// A duration for people: "812 ns", "1.250 us", "3.002 ms", "1.384 s" (never scientific notation).
+std::string format_duration_ns(double ns);
+// Sorts a table's rows by `column`, largest first (numbers before text and empty cells, ties kept in
+// order); false when the table has no such column.
+bool sort_rows_desc(ResultTable& table, std::string_view column);
 // "text", "json" or "csv"; false for anything else.
 bool parse_table_format(std::string_view name, TableFormat& format);
 

@@ -26,6 +26,8 @@
 
 namespace ringscope {
 
+struct EventSelection;  // ringscope/selection.hpp
+
 struct TraceOpenOptions {
     bool raw_timestamps = false;       // as recorded: no time shift, TSC2NSEC or offset
     bool load_plugins = true;          // print overrides of the installed plugins, as libtracecmd does
@@ -40,6 +42,11 @@ public:
 
     static Expected<Trace> open(const std::string& path, const TraceOpenOptions& options = {});
     static Expected<Trace> open_fd(int fd, const TraceOpenOptions& options = {});
+    // Opens every path and applies `selection` to each (select()): what an analysis command reads.
+    // The first error names its file: Errc::parse for a filter or event the trace does not have.
+    static Expected<std::vector<Trace>> open_selected(const std::vector<std::string>& paths,
+                                                      const TraceOpenOptions& options,
+                                                      const EventSelection& selection);
 
     Trace(Trace&&) noexcept;
     Trace& operator=(Trace&&) noexcept;
@@ -72,6 +79,10 @@ public:
     // A libtraceevent filter ("[system/]event[,...]: expression"); neg = skip what matches.
     // Errors name the column in the filter string.
     Status add_filter(std::string_view filter, bool neg = false);
+    // The shared selection (ringscope/selection.hpp): -F filters, CPUs, pids, comms (through the
+    // file's saved cmdlines), events and time range, all applied like add_filter's. Errors name
+    // the file (a filter's column, an event no format has).
+    Status select(const EventSelection& selection);
     // The next iteration starts again at the first event.
     int reset();
 
@@ -129,6 +140,8 @@ private:
     bool reverse_ = false;
 };
 
-inline Trace::EventRange Trace::events() { return EventRange(this); }
+inline Trace::EventRange Trace::events() {
+    return EventRange(this);
+}
 
 }  // namespace ringscope

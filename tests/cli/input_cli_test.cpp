@@ -1,0 +1,153 @@
+// Wrong inputs are told in one line, sizes are bounded up front, tables read as people read them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_run.hpp"
+
+namespace ringscope::cli_test {
+namespace {
+
+TEST(WrongInput, RunOfATraceDatSaysWhatItIs) {
+    const Outcome r = ringscope("run '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("a trace.dat file, not a run file"), std::string::npos) << r.err;
+}
+
+TEST(WrongInput, IptDumpOfATraceDatSaysWhatItIs) {
+    for (const char* sub : {"dump", "sync", "summary"}) {
+        const Outcome r = ringscope(std::string("ipt ") + sub + " '" + trace("basic.dat") + "'");
+        EXPECT_EQ(r.status, 1) << sub;
+        EXPECT_EQ(r.out, "") << sub;
+        EXPECT_NE(r.err.find("a trace.dat file, not an Intel PT stream"), std::string::npos) << sub << r.err;
+    }
+}
+
+TEST(WrongInput, DumpPagesOfATraceDatSaysWhatItIs) {
+    const Outcome r = ringscope("dump-pages '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err.substr(0, 2000);
+    EXPECT_NE(r.err.find("not a raw trace_pipe_raw capture"), std::string::npos) << r.err.substr(0, 2000);
+}
+
+TEST(WrongInput, DumpPagesRefusesASubBufferSizeTheKernelCannotHave) {
+    for (const char* size : {"100", "4097", "0x1000", "-1"}) {
+        const Outcome r = ringscope("dump-pages '" + trace("basic.dat") + "' " + size);
+        EXPECT_EQ(r.status, 2) << size << ": " << r.err;
+    }
+}
+
+TEST(WrongInput, APluginFolderThatDoesNotExistIsAnError) {
+    const Outcome r = ringscope("--plugin-dir /no/such/dir plugins");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("/no/such/dir"), std::string::npos) << r.err;
+}
+
+TEST(WrongInput, AnAnalysisThatFindsNoneOfItsEventsSaysSo) {
+    Outcome r = ringscope("kvm exits '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.err.find("no kvm_exit events"), std::string::npos) << r.err;
+    // A selection that leaves nothing out of a trace that has them.
+    r = ringscope("sched latency --comm no-such-task '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.err.find("no sched_wakeup/sched_switch events selected"), std::string::npos) << r.err;
+    r = ringscope("sched latency '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.err, "");
+}
+
+TEST(Bounds, TimelineOfNanosecondWindowsIsRefusedUpFront) {
+    Outcome r = ringscope("sched timeline --window 7 '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("1us at least"), std::string::npos) << r.err;
+    // The same in a run, at --check already.
+    r = ringscope("run '" + source("config/sched-latency.yaml") +
+                  "' --set analyses.sched.timeline.window=7 --check");
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("sched.timeline"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1us at least"), std::string::npos) << r.err;
+}
+
+TEST(Bounds, TimelineOfTooManyWindowsStopsWithAnError) {
+    // dropped.dat spans 1.29 s: 1us windows would be 1.29 million.
+    const Outcome r = ringscope("sched timeline --window 1us '" + trace("dropped.dat") + "'");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("more than 1000000 windows"), std::string::npos) << r.err;
+}
+
+TEST(Bounds, TopIsBounded) {
+    Outcome r = ringscope("sched latency --top 1000000000 '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 2);
+    r = ringscope("run '" + source("config/sched-latency.yaml") +
+                  "' --set analyses.sched.latency.top=1000000000 --check");
+    EXPECT_EQ(r.status, 2);
+    r = ringscope("kvm exits --top 10000000 '" + trace("basic.dat") + "'");
+    EXPECT_EQ(r.status, 2);
+}
+
+TEST(Tables, DurationsHaveUnitsAndNoScientificNotation) {
+    const Outcome r = ringscope("sched latency '" + trace("full.dat") + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out.substr(0, 3000);
+    EXPECT_NE(r.out.find(" us"), std::string::npos);
+    // JSON keeps exact integers in ns.
+    const Outcome j = ringscope("sched latency --format json '" + trace("full.dat") + "'");
+    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_TRUE(doc["overall"]["max_ns"].is_number_unsigned());
+    EXPECT_TRUE(doc["worst"][0]["wakeup_ts"].is_number_unsigned());
+}
+
+TEST(Tables, TimestampsAsReportPrintsThem) {
+    const Outcome j = ringscope("sched latency --format json '" + trace("full.dat") + "'");
+    const auto doc = nlohmann::json::parse(j.out);
+    const uint64_t ts = doc["worst"][0]["wakeup_ts"];
+    char want[48];
+    std::snprintf(want, sizeof want, "%llu.%06llu",
+                  static_cast<unsigned long long>((ts + 500) / 1000 / 1000000),
+                  static_cast<unsigned long long>((ts + 500) / 1000 % 1000000));
+    const Outcome r = ringscope("sched latency '" + trace("full.dat") + "'");
+    EXPECT_NE(r.out.find(want), std::string::npos) << want;
+}
+
+TEST(Tables, TasksWorstFirstAndSortable) {
+    const Outcome j = ringscope("sched latency --format json '" + trace("full.dat") + "'");
+    ASSERT_EQ(j.status, 0);
+    const auto tasks = nlohmann::json::parse(j.out)["tasks"];
+    ASSERT_GT(tasks.size(), 2u);
+    for (size_t i = 1; i < tasks.size(); ++i)
+        EXPECT_GE(tasks[i - 1]["max_ns"].get<uint64_t>(), tasks[i]["max_ns"].get<uint64_t>()) << i;
+    const Outcome c = ringscope("sched latency --sort count --format json '" + trace("full.dat") + "'");
+    // --sort orders the tables; the JSON document of `sched latency` keeps its own order, so ask CSV.
+    const Outcome csv = ringscope("sched latency --sort count --format csv '" + trace("full.dat") + "'");
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    const auto rows = lines(csv.out);
+    size_t at = 0;
+    while (at < rows.size() && rows[at] != "# sched.latency.tasks") ++at;
+    ASSERT_LT(at + 3, rows.size());
+    uint64_t prev = UINT64_MAX;
+    for (size_t i = at + 2; i < rows.size() && !rows[i].empty(); ++i) {
+        // pid,comm,count,...
+        const size_t a = rows[i].find(','), b = rows[i].find(',', a + 1), e = rows[i].find(',', b + 1);
+        const uint64_t count = std::stoull(rows[i].substr(b + 1, e - b - 1));
+        EXPECT_LE(count, prev) << rows[i];
+        prev = count;
+    }
+    const Outcome bad = ringscope("sched latency --sort nosuch '" + trace("full.dat") + "'");
+    EXPECT_EQ(bad.status, 2);
+    (void)c;
+}
+
+TEST(Tables, KvmReasonsNameTheirIsa) {
+    const std::string kvm = shared_kvm_trace();
+    if (kvm.empty()) GTEST_SKIP() << "the shared KVM fixture is absent";
+    const Outcome r = ringscope("kvm exits '" + kvm + "'");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.out.find(" VMX ") != std::string::npos || r.out.find(" SVM ") != std::string::npos)
+        << r.out.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace ringscope::cli_test
