@@ -3,7 +3,7 @@
 // - TraceCmd34: `--compat 3.4` against the current trace-cmd's outputs in
 //   ../shared/conformance/trace-cmd-3.4/outputs (one test per output file, with its exit status).
 // - TraceCmd31Live: `--compat 3.1` against Debian's trace-cmd 3.1.6 run now (skipped without it), on
-//   every external trace: report, -N, -R, --stat.
+//   every external trace and extract-3.4.dat: report, -N, -R, --stat.
 // Both compare byte for byte. The only differences excused are the stale plugin tables README.md
 // lists ("Intentional differences"), and each is excused by proving it is that table alone (see
 // excuse_stale_tables). Cases not matching yet are listed in kPending with the reason and the
@@ -94,19 +94,22 @@ std::vector<CompatCase> cases_34() {
     return out;
 }
 
+// Every external trace, and trace-cmd 3.4's own recording (its BTF section, which 3.1.6 skips).
 std::vector<CompatCase> cases_31() {
     std::vector<CompatCase> out;
     const fs::path dir = fs::path(kShared) / "conformance/external-traces";
     std::error_code ec;
-    std::vector<std::string> traces;
+    std::vector<std::pair<fs::path, std::string>> traces;
     for (const auto& entry : fs::directory_iterator(dir, ec))
-        if (entry.path().extension() == ".dat") traces.push_back(entry.path().filename().string());
+        if (entry.path().extension() == ".dat") traces.emplace_back(dir, entry.path().filename().string());
     std::sort(traces.begin(), traces.end());
-    for (const auto& t : traces) {
+    const fs::path v34 = fs::path(kShared) / "conformance/trace-cmd-3.4";
+    if (fs::exists(v34 / "extract-3.4.dat", ec)) traces.emplace_back(v34, "extract-3.4.dat");
+    for (const auto& [folder, t] : traces) {
         for (const char* kind : {"report", "report-N", "report-R", "stat"}) {
             CompatCase c;
             c.name = t + "." + kind;
-            c.dir = dir.string();
+            c.dir = folder.string();
             c.args = case_args(kind);
             c.args.push_back(t);
             out.push_back(std::move(c));
@@ -345,7 +348,7 @@ TEST(CompatCorpus, Present) {
     if (!fs::is_directory(kShared + "/conformance/trace-cmd-3.4/outputs"))
         GTEST_SKIP() << kShared << "/conformance/trace-cmd-3.4 is absent";
     EXPECT_GE(cases_34().size(), 78u);
-    EXPECT_GE(cases_31().size(), 88u);
+    EXPECT_GE(cases_31().size(), 92u);
 }
 
 }  // namespace
