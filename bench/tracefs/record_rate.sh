@@ -6,6 +6,7 @@
 # instance; ringscope runs without a command and is stopped with SIGINT once the writers are done.
 # CPU = utime+stime of the ringscope process from /proc just before SIGINT (the recording phase),
 # and the whole run including writing the trace.dat (compression none) from /usr/bin/time.
+# WRITERS=N (environment) runs N writers (N CPUs busy) instead of one per CPU.
 set -u
 BUILD=${1:?build dir}
 N=${2:-500000}
@@ -16,7 +17,7 @@ RS=$BUILD/ringscope
 MW=$BUILD/tests/tracefs_marker_writer
 T=/sys/kernel/tracing
 OUT=$(mktemp -d /tmp/rs-bench-XXXXXX)
-NCPU=$(ls -d $T/per_cpu/cpu* | wc -l)
+NCPU=${WRITERS:-$(ls -d $T/per_cpu/cpu* | wc -l)}
 HZ=$(getconf CLK_TCK)
 printf "%-8s %-8s %-10s %-12s %-10s %-14s %-14s\n" rate/cpu writers events lost "ev/s" "cpu-ms/Mev rec" "cpu-ms/Mev all"
 for RATE in $RATES; do
