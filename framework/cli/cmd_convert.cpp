@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <thread>
 
+#include <ringscope/output_check.hpp>
+
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/option_parsing.hpp"
 #include "framework/engine/parallel_for.hpp"
@@ -48,6 +50,11 @@ int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
         ctx.error("convert: " + e.to_string());
         return kExitRuntime;
     };
+    // Never over an input, a device or a folder (the shared output rules).
+    if (Status s = check_outputs({out}, files); !s) {
+        ctx.error("convert: " + s.error().to_string());
+        return kExitUsage;
+    }
 
     engine::TraceSet set;
     for (const auto& f : files)

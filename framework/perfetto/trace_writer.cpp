@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "framework/engine/trace_file.hpp"
+#include "framework/io/atomic_output.hpp"
 #include "framework/perfetto/event_encoder.hpp"
 #include "framework/perfetto/ftrace_schema.hpp"
 #include "framework/perfetto/proto_writer.hpp"
-#include "framework/sinks/atomic_output.hpp"
 
 namespace ringscope::perfetto {
 namespace {
@@ -106,7 +106,7 @@ class TraceWriter::Stream {
 struct TraceWriter::Impl {
     explicit Impl(std::string path) : out(std::move(path)) {}
 
-    sinks::AtomicOutput out;
+    io::AtomicOutput out;
     std::FILE* file = nullptr;
     std::mutex mu;  // the output buffer and file, stream creation
     std::string buf;

@@ -34,6 +34,9 @@ struct FgraphOptions {
     const PrintOptionValue* retval_skip = nullptr;
     const PrintOptionValue* retval_dec = nullptr;
     const PrintOptionValue* retval_hex = nullptr;
+    // fgraph:compat, which `report --compat` sets (an unprefixed -O compat=VERSION); where nothing
+    // set it (stream, the SDK's iteration), the release from RINGSCOPE_COMPAT.
+    const PrintOptionValue* compat = nullptr;
     Release release = Release::k3_4;
 };
 
@@ -78,7 +81,10 @@ class FgraphPrinter final : public EventHandler {
     std::string caller_comment(const Event& ev, const Fields& f) const;
 
     static bool on(const PrintOptionValue* o) { return o && o->set; }
-    bool v34() const { return options_.release == Release::k3_4; }
+    bool v34() const {
+        return options_.compat && !options_.compat->value.empty() ? options_.compat->value == "3.4"
+                                                                  : options_.release == Release::k3_4;
+    }
 
     FgraphOptions options_;
     std::unordered_map<const EventType*, Fields> fields_;

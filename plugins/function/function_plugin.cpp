@@ -11,8 +11,8 @@
 
 namespace {
 
-// The trace-cmd release to print as: RINGSCOPE_COMPAT ("3.1", or "3.4", the default), which
-// `report --compat` sets. Read per run, when the handler is made.
+// The trace-cmd release to print as where `report --compat` did not say: RINGSCOPE_COMPAT ("3.1", or
+// "3.4", the default). Read per run, when the handler is made.
 ringscope::function::Release release_from_environment() {
     const char* v = std::getenv("RINGSCOPE_COMPAT");
     return v && std::string_view(v).starts_with("3.1") ? ringscope::function::Release::k3_1
@@ -47,6 +47,13 @@ class FunctionPlugin final : public ringscope::Plugin {
                                "Print function retval in decimal at function exit in function graph");
         g.retval_hex = boolean("fgraph", "retval-hex",
                                "Print function retval in hex at function exit in function graph");
+        ringscope::PrintOption compat;
+        compat.plugin = "fgraph";
+        compat.name = "compat";
+        compat.doc = "The trace-cmd release printed as (set by report --compat): 3.1 or 3.4";
+        compat.takes_value = true;
+        // Empty: not set, the release comes from the environment.
+        g.compat = &r.add_print_option(std::move(compat));
         r.add_handler([g] {
             ringscope::function::FgraphOptions run = g;
             run.release = release_from_environment();

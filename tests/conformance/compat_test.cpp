@@ -135,17 +135,12 @@ struct Pending {
     size_t max_lines;  // lines that may differ (at the same line number, or missing)
     const char* reason;
 };
-constexpr const char* kFgraph = "function_graph printing (funcgraph_entry/exit as trace-cmd prints them)";
 constexpr const char* kStackPageEnd =
     "-R of a kernel_stack record that ends its sub-buffer: trace-cmd prints the caller[8] bytes that "
     "follow in its memory (the next page of the chunk); ringscope prints zeros past the sub-buffer";
 constexpr const char* kScsi =
     "scsi_dispatch_cmd_done: scsi_trace_parse_cdb() and the result's __print_symbolic of enum names";
 constexpr Pending kPending[] = {
-    {"3.4:external-traces_wsdias_funcgraph_i386.dat.report", 14, kFgraph},
-    {"3.4:external-traces_wsdias_funcgraph_i386.dat.report-l", 14, kFgraph},
-    {"3.4:external-traces_wsdias_funcgraph_i386.dat.report-t", 14, kFgraph},
-    {"3.1:wsdias_funcgraph_i386.dat.report", 14, kFgraph},
     {"3.4:external-traces_djseb_trace1_zstd.dat.report-R", 1, kStackPageEnd},
     {"3.4:external-traces_djseb_trace2_zstd.dat.report-R", 9, kStackPageEnd},
     {"3.4:external-traces_langraph_stack_zstd.dat.report-R", 4, kStackPageEnd},
