@@ -100,7 +100,7 @@ TEST_F(HostileComm, RunWritesEveryOutput) {
     write_text(yaml, "inputs: [" + trace +
                          "]\nplugins: {load: [sched]}\nanalyses:\n  sched.runtime: {}\n"
                          "  sched.latency: {}\noutputs:\n  json: out.json\n  csv: out.csv\n  text: out.txt\n"
-                         "  perfetto: out.perfetto.json\n  sqlite: out.sqlite\n");
+                         "  perfetto: out.perfetto.json\n  sqlite: out.sqlite\n  html: out.html\n");
     const ShellResult r = run_shell("cd " + sh_quote(dir.path()) + " && " + sh_quote(cli()) +
                                     " run --quiet " + sh_quote(yaml) + " 2>&1");
     ASSERT_EQ(r.status, 0) << r.out;
@@ -110,6 +110,9 @@ TEST_F(HostileComm, RunWritesEveryOutput) {
     ASSERT_NO_THROW(perfetto = nlohmann::json::parse(read_file(dir / "out.perfetto.json")));
     EXPECT_EQ(read_file(dir / "out.txt").find('\x1b'), std::string::npos);
     EXPECT_NE(read_file(dir / "out.csv").find(",'=\\xed"), std::string::npos);
+    const ShellResult html =
+        run_shell("python3 -c \"open('" + (dir / "out.html") + "', 'rb').read().decode('utf-8')\" 2>&1");
+    EXPECT_EQ(html.status, 0) << "the HTML report is not UTF-8: " << html.out;
     const ShellResult q = run_shell(sh_quote(cli()) + " sql " + sh_quote(dir / "out.sqlite") +
                                     " \"SELECT DISTINCT comm FROM events WHERE comm LIKE '=%'\"");
     EXPECT_EQ(q.status, 0);
