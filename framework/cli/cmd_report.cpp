@@ -407,7 +407,7 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             ++i;
             break;
         }
-        if (a.size() < 2 || a[0] != '-') break;  // "+": the first non-option ends the options
+        if (a.size() < 2 || a[0] != '-') break;                 // "+": the first non-option ends the options
         if (a == "--verbose" || a.starts_with("--verbose=")) {  // an optional argument, as getopt's "::"
             const auto level = parse_verbose_level(a.size() > 9 ? std::string_view(a).substr(10) : "");
             if (!level) throw UsageError{"invalid verbose level " + a.substr(std::min<size_t>(a.size(), 10))};

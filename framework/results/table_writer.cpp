@@ -1,7 +1,7 @@
 // Renders analysis result tables as aligned text, JSON or CSV.
 #include <ringscope/result.hpp>
-#include <ringscope/text_escape.hpp>
 #include <ringscope/selection.hpp>
+#include <ringscope/text_escape.hpp>
 
 #include <algorithm>
 #include <cinttypes>
@@ -88,7 +88,8 @@ void write_text(std::FILE* out, const ResultTable& t) {
         std::vector<std::string> cells;
         for (size_t i = 0; i < t.columns.size(); ++i) {
             // Text from a trace (a task name) must not drive the terminal.
-            cells.push_back(i < r.size() ? escaped(readable_text(t.columns[i], r[i]), TextTarget::terminal) : "");
+            cells.push_back(i < r.size() ? escaped(readable_text(t.columns[i], r[i]), TextTarget::terminal)
+                                         : "");
             width[i] = std::max(width[i], cells.back().size());
         }
         rows.push_back(std::move(cells));

@@ -47,7 +47,8 @@ bool valid_subbuf_size(size_t subbuf_size, std::FILE* err) {
     if (subbuf_size == 0 ||
         (subbuf_size >= 4096 && subbuf_size <= (size_t{1} << 27) && (subbuf_size & (subbuf_size - 1)) == 0))
         return true;
-    std::fprintf(err, "ringscope dump-pages: sub-buffer size %zu: a power of two from 4096 to 134217728 bytes\n",
+    std::fprintf(err,
+                 "ringscope dump-pages: sub-buffer size %zu: a power of two from 4096 to 134217728 bytes\n",
                  subbuf_size);
     return false;
 }

@@ -99,15 +99,16 @@ TEST(OutputCheck, PartialsNeverOverwriteTheirInputs) {
     const std::string in = trace_copy(dir);
     const std::string before = read_file(in);
     for (const char* cmd : {"sched latency", "sched runtime", "kvm exits"}) {
-        const ShellResult r =
-            run_shell(sh_quote(cli()) + " " + cmd + " --partial " + sh_quote(in) + " " + sh_quote(in) + " 2>&1");
+        const ShellResult r = run_shell(sh_quote(cli()) + " " + cmd + " --partial " + sh_quote(in) + " " +
+                                        sh_quote(in) + " 2>&1");
         EXPECT_EQ(r.status, 2) << cmd << ": " << r.out;
         EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << cmd << ": " << r.out;
         EXPECT_EQ(read_file(in), before) << cmd;
     }
     const std::string part = dir / "p.json";
-    ASSERT_EQ(run_shell(sh_quote(cli()) + " sched runtime --partial " + sh_quote(part) + " " + sh_quote(in)).status,
-              0);
+    ASSERT_EQ(
+        run_shell(sh_quote(cli()) + " sched runtime --partial " + sh_quote(part) + " " + sh_quote(in)).status,
+        0);
     const std::string part_before = read_file(part);
     const ShellResult m =
         run_shell(sh_quote(cli()) + " merge --partial " + sh_quote(part) + " " + sh_quote(part) + " 2>&1");

@@ -445,7 +445,8 @@ int main(int argc, char** argv) {
         std::printf("%s\n", path.c_str());
     }
     const std::pair<std::string, int> more[] = {
-        {"fgraph-cross-cpu.dat", write_trace(flavours().back(), cross_cpu_story(), dir + "/fgraph-cross-cpu.dat")},
+        {"fgraph-cross-cpu.dat",
+         write_trace(flavours().back(), cross_cpu_story(), dir + "/fgraph-cross-cpu.dat")},
         {"fgraph-broken.dat", write_trace(broken(), small_story(true), dir + "/fgraph-broken.dat")},
         {"fgraph-no-exit.dat", write_trace(no_exit(), small_story(false), dir + "/fgraph-no-exit.dat")}};
     for (const auto& [name, rc] : more) {
