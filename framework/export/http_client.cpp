@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "framework/export/http_answer.hpp"
 #include "framework/export/lib_curl.hpp"
 
 namespace ringscope::exporter {
@@ -24,11 +25,6 @@ struct Attempt {
     std::string message;
     std::string body;
 };
-
-// Answers another try can mend: the server's own trouble or a gateway's, not the request's.
-bool transient_status(long status) {
-    return status == 500 || status == 502 || status == 503 || status == 504;
-}
 
 // Transfer errors no retry mends.
 bool permanent_curl_error(CURLcode rc) {
@@ -143,7 +139,7 @@ struct HttpClient::Impl {
             a.ok = true;
             return a;
         }
-        a.retryable = transient_status(status);
+        a.retryable = answer_is_transient(status, a.body);
         a.may_have_landed = status >= 500;
         a.message = where() + ": HTTP " + std::to_string(status) + ": " + first_line(a.body);
         return a;

@@ -1,8 +1,8 @@
 // ClickHouse's HTTP interface through libcurl: SQL statements and compressed INSERT bodies, with
-// retries and exponential back-off when the server is unreachable, stalls or answers 500/502/503/
-// 504. Other answers (4xx, 501, 505, ...) and errors that another try cannot mend (a bad URL,
-// refused credentials) fail at once. One client per
-// thread (it owns a curl handle and reuses its connection).
+// retries and exponential back-off when the server is unreachable, stalls, or answers 502/503/504 or
+// a 500 that may pass (http_answer.hpp). Other answers (4xx, a 500 for a deterministic exception,
+// 501, ...) and errors that another try cannot mend (a bad URL, refused credentials) fail at once. One client
+// per thread (it owns a curl handle and reuses its connection).
 #pragma once
 
 #include <chrono>

@@ -304,16 +304,34 @@ grep -q "its rows were removed (partition dropped)" "$work/stall.err" ||
 check_eq "stalling server: no rows of the failed file" 0 "$(ch_query 2 "SELECT count() FROM stall.events")"
 check_eq "stalling server: no files row" 0 "$(ch_query 2 "SELECT count() FROM stall.files")"
 
-start_helper python3 "$here/flaky_proxy.py" "http://${CH_ADDR[2]}:${CH_HTTP[2]}" BAD=3
-set +e
-"$ringscope" export -q --batch-rows 200 --connections 1 --to "clickhouse://127.0.0.1:$helper_port/bad" \
-  "${node1_files[0]}" 2>"$work/bad.err"
-rc=$?
-set -e
-stop_helper
+# export_through_proxy DB PROXY_ARG: one file exported through flaky_proxy.py into DB on node 2;
+# sets rc, stderr in $work/DB.err.
+export_through_proxy() {
+  start_helper python3 "$here/flaky_proxy.py" "http://${CH_ADDR[2]}:${CH_HTTP[2]}" "$2"
+  set +e
+  "$ringscope" export -q --batch-rows 200 --connections 1 --to "clickhouse://127.0.0.1:$helper_port/$1" \
+    "${node1_files[0]}" 2>"$work/$1.err"
+  rc=$?
+  set -e
+  stop_helper
+}
+export_through_proxy bad BAD=3
 check_eq "HTTP 400: exit code" 1 "$rc"
 check_eq "HTTP 400: not retried" "1 0" "$(grep -c "HTTP 400" "$work/bad.err") $(grep -c "; retry" "$work/bad.err")"
 check_eq "HTTP 400: no rows of the failed file" 0 "$(ch_query 2 "SELECT count() FROM bad.events")"
+
+# ClickHouse answers 500 for most exceptions: a deterministic one (a type mismatch) is not retried,
+# a passing one (the memory limit of the moment) is.
+export_through_proxy fail500 FAIL500=2
+check_eq "HTTP 500 TYPE_MISMATCH: exit code" 1 "$rc"
+check_eq "HTTP 500 TYPE_MISMATCH: not retried" "1 0" \
+  "$(grep -c "HTTP 500: Code: 53" "$work/fail500.err") $(grep -c "; retry" "$work/fail500.err")"
+export_through_proxy busy500 BUSY500=2
+check_eq "HTTP 500 MEMORY_LIMIT_EXCEEDED: retried and succeeds" 0 "$rc"
+check_eq "HTTP 500 MEMORY_LIMIT_EXCEEDED: one retry" 1 "$(grep -c "HTTP 500: Code: 241.*; retry 1/" "$work/busy500.err")"
+check_eq "HTTP 500 MEMORY_LIMIT_EXCEEDED: every event once" \
+  "$(ch_query 1 "SELECT count() FROM rs.events_all WHERE file = '${node1_files[0]}'")" \
+  "$(ch_query 2 "SELECT count() FROM busy500.events")"
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2

@@ -11,6 +11,7 @@
 #include "framework/export/clickhouse_url.hpp"
 #include "framework/export/content_hash.hpp"
 #include "framework/export/deflate_stream.hpp"
+#include "framework/export/http_answer.hpp"
 #include "framework/export/lib_curl.hpp"
 #include "framework/export/native_block.hpp"
 
@@ -195,3 +196,22 @@ TEST(ClickHouseSchema, PartitionsEventsByFile) {
 
 }  // namespace
 }  // namespace ringscope::exporter
+
+// ClickHouse answers 500 for deterministic and passing exceptions alike; the code in the body decides.
+TEST(HttpAnswer, RetriesOnlyWhatMayPass) {
+    using ringscope::exporter::answer_is_transient;
+    using ringscope::exporter::clickhouse_exception_code;
+    EXPECT_EQ(clickhouse_exception_code("Code: 62. DB::Exception: Syntax error"), 62);
+    EXPECT_EQ(clickhouse_exception_code("Code: 62 DB::Exception"), std::nullopt);
+    EXPECT_EQ(clickhouse_exception_code("Code: "), std::nullopt);
+    EXPECT_EQ(clickhouse_exception_code("<html>bad gateway</html>"), std::nullopt);
+    EXPECT_FALSE(answer_is_transient(500, "Code: 62. DB::Exception: Syntax error: failed at position 1"));
+    EXPECT_FALSE(answer_is_transient(500, "Code: 53. DB::Exception: Type mismatch"));
+    EXPECT_FALSE(answer_is_transient(500, "Code: 164. DB::Exception: Cannot execute query in readonly mode"));
+    EXPECT_TRUE(answer_is_transient(500, "Code: 241. DB::Exception: Memory limit (total) exceeded"));
+    EXPECT_TRUE(answer_is_transient(500, "Code: 252. DB::Exception: Too many parts"));
+    EXPECT_TRUE(answer_is_transient(500, "Code: 999. Coordination::Exception: Connection loss"));
+    EXPECT_TRUE(answer_is_transient(500, "Internal Server Error"));  // a proxy's, no code
+    for (long s : {502L, 503L, 504L}) EXPECT_TRUE(answer_is_transient(s, "Code: 62. x"));
+    for (long s : {400L, 401L, 403L, 404L, 413L, 501L, 505L}) EXPECT_FALSE(answer_is_transient(s, ""));
+}
