@@ -40,8 +40,12 @@ Expected<CaptureFiles> CaptureFiles::create(const std::string& output, const std
 }
 
 CaptureFiles::CaptureFiles(CaptureFiles&& o) noexcept
-    : files_(std::move(o.files_)), fds_(std::move(o.fds_)), reserve_(std::move(o.reserve_)) {
+    : files_(std::move(o.files_)),
+      fds_(std::move(o.fds_)),
+      reserve_(std::move(o.reserve_)),
+      extra_(std::move(o.extra_)) {
     o.files_.clear();
+    o.extra_.clear();
     o.fds_.clear();
     o.reserve_.clear();
 }
@@ -66,7 +70,9 @@ void CaptureFiles::remove_all() noexcept {
     close_fds();
     release_reserve();
     for (const auto& c : files_) ::unlink(c.path.c_str());
+    for (const auto& p : extra_) ::unlink(p.c_str());
     files_.clear();
+    extra_.clear();
 }
 
 }  // namespace ringscope::capture

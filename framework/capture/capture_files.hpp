@@ -26,6 +26,8 @@ class CaptureFiles {
     int fd(size_t i) const noexcept { return fds_[i]; }
     size_t size() const noexcept { return files_.size(); }
     const std::vector<CpuDataFile>& files() const noexcept { return files_; }
+    // Another scratch file (OUTPUT.head), removed with the others.
+    void adopt(std::string path) { extra_.push_back(std::move(path)); }
     void close_fds() noexcept;
     void release_reserve() noexcept;  // frees the reserved room
     void remove_all() noexcept;
@@ -35,6 +37,7 @@ class CaptureFiles {
     std::vector<CpuDataFile> files_;
     std::vector<int> fds_;
     std::string reserve_;
+    std::vector<std::string> extra_;
 };
 
 }  // namespace ringscope::capture

@@ -58,6 +58,8 @@ class TracingSession {
     Status trace_only_pid(int pid);
     // The recorder's own threads, left out of the events (trace-cmd's default; --no-filter skips it).
     Status exclude_pids(const std::vector<int>& pids);
+    // record's output (absolute), journaled so that a recovery after a kill assembles it.
+    Status note_capture(const std::string& output) { return journal_->note_capture(output); }
 
     // Puts everything back (the instance's readers must be closed first). Idempotent; returns the
     // first error but tries every step.

@@ -45,7 +45,8 @@ constexpr const char* kRecordOptions =
     "  -s USECS        readers wake up every USECS instead of at the buffer's watermark\n"
     "  -r PRIO         readers at SCHED_FIFO priority PRIO\n"
     "  -q, --quiet     no summary;  --date  wall-clock offset;  --tsc2nsec  x86-tsc with its ns conversion\n"
-    "  --no-filter     keep the readers' own events (left out by default)\n";
+    "  --no-filter     keep the readers' own events (left out by default)\n"
+    "  --recover FILE  (alone) save FILE of a record that was killed, from FILE.head and FILE.cpuN\n";
 
 // Options taking a value, and the flags (trace-cmd's letters).
 bool takes_value(char c) {
