@@ -78,6 +78,22 @@ TEST(RecordOptions, MaxSizePerCpuKeepsTheNewestData) {
     for (size_t p = 0; (p = text.find("tracing_mark_write", p)) != std::string::npos; ++p) ++markers;
     EXPECT_GT(markers, 1000u);
     EXPECT_LT(markers, 30000u);
+    // As trace-cmd's two halves of KB/2: between half the limit and the limit, however large the
+    // reader's writes were, and the newest markers without a hole.
+    const auto idx = rd->buffer_index(inst);
+    ASSERT_TRUE(idx);
+    for (const auto& c : rd->buffers()[*idx].cpus) {
+        EXPECT_LE(c.size, 256u << 10) << "CPU " << c.cpu;
+        if (c.cpu == 0) {
+            EXPECT_GE(c.size, 128u << 10);
+        }
+    }
+    const size_t first = text.find("tracing_mark_write: n=");
+    ASSERT_NE(first, std::string::npos);
+    long n = std::atol(text.c_str() + first + 22);
+    for (size_t p = first; (p = text.find("tracing_mark_write: n=", p)) != std::string::npos; p += 22, ++n)
+        ASSERT_EQ(std::atol(text.c_str() + p + 22), n) << "a hole in the markers kept";
+    EXPECT_EQ(n, kN);
 }
 
 // tracefs not mounted: mounted on /sys/kernel/tracing, as libtracefs does (in a private mount
