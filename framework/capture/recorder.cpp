@@ -215,7 +215,10 @@ Expected<CaptureResult> record(const RecordOptions& o) {
     if (!clock) return std::move(clock).error();
     meta->options.tsc2nsec = tsc2nsec;
     if (o.date) {
-        auto date = measure_date_offset(inst.root(), *clock);
+        auto scratch = sess.make_scratch_instance("ringscope-date-" + std::to_string(::getpid()));
+        if (!scratch) return std::move(scratch).error();
+        auto date = measure_date_offset(*scratch, *clock);
+        (void)scratch->destroy();
         if (!date) return std::move(date).error();
         meta->options.date = std::move(*date);
     }

@@ -260,6 +260,12 @@ Status TracingSession::exclude_pids(const std::vector<int>& pids) {
     return {};
 }
 
+Expected<tracefs::Instance> TracingSession::make_scratch_instance(const std::string& name) {
+    if (Status st = journal_->make_instance(instance_.root() + "/instances/" + name); !st)
+        return std::move(st).error();
+    return tracefs::Instance::open(name, instance_.root());
+}
+
 Status TracingSession::restore() {
     return journal_ ? journal_->restore() : Status{};
 }

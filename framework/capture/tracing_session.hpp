@@ -58,6 +58,9 @@ class TracingSession {
     Status trace_only_pid(int pid);
     // The recorder's own threads, left out of the events (trace-cmd's default; --no-filter skips it).
     Status exclude_pids(const std::vector<int>& pids);
+    // A short-lived instance of the recorder's own (--date's markers), journaled: removed on
+    // every exit path; the caller removes it once done.
+    Expected<tracefs::Instance> make_scratch_instance(const std::string& name);
     // record's output (absolute), journaled so that a recovery after a kill assembles it.
     Status note_capture(const std::string& output) { return journal_->note_capture(output); }
 
