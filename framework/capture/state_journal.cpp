@@ -109,6 +109,15 @@ Status write_back(const JournalEntry& e) {
             }
             return sys_error(e.path, "cannot remove instance", errno);
         }
+        case RestoreKind::trigger: {
+            Status st = tracefs::write_text_file(e.path, "!" + e.value, true);
+            if (st) return st;
+            // Already gone (removed by hand, or its event's instance): nothing to put back.
+            const std::string cmd = e.value.substr(0, e.value.find_first_of(": "));
+            auto now = tracefs::read_text_file(e.path);
+            if (!now || (now->rfind(cmd, 0) != 0 && now->find("\n" + cmd) == std::string::npos)) return {};
+            return st;
+        }
         case RestoreKind::capture:
             return {};  // the data, not the tracing state: recover_journals() assembles it
     }
@@ -239,6 +248,11 @@ Status StateJournal::make_instance(const std::string& dir) {
     return sys_error(dir, "cannot create instance (is tracefs writable? root needed)", err);
 }
 
+Status StateJournal::add_trigger(const std::string& path, const std::string& trigger) {
+    if (Status st = add({RestoreKind::trigger, path, trigger}); !st) return st;
+    return tracefs::write_text_file(path, trigger, true);
+}
+
 Status StateJournal::note_capture(const std::string& output) {
     return add({RestoreKind::capture, output, ""});
 }
@@ -292,7 +306,7 @@ Expected<std::vector<JournalEntry>> read_journal(const std::string& file) {
         JournalEntry e{static_cast<RestoreKind>(line.empty() ? 0 : line[0]), {}, {}};
         const bool kind_ok = e.kind == RestoreKind::value || e.kind == RestoreKind::lines ||
                              e.kind == RestoreKind::filter || e.kind == RestoreKind::instance ||
-                             e.kind == RestoreKind::capture;
+                             e.kind == RestoreKind::trigger || e.kind == RestoreKind::capture;
         if (t1 != 1 || t2 == std::string_view::npos || !kind_ok ||
             !unescape(line.substr(t1 + 1, t2 - t1 - 1), e.path) || !unescape(line.substr(t2 + 1), e.value) ||
             e.path.empty() || e.path[0] != '/')

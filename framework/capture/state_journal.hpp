@@ -22,6 +22,7 @@ enum class RestoreKind : char {
     lines = 'l',     // emptied, then each line appended (set_event, set_event_pid, set_ftrace_filter)
     filter = 'f',    // an event filter: "none" is cleared by writing "0"
     instance = 'i',  // an instance directory the capture created: removed
+    trigger = 't',   // an event trigger the capture added: removed by writing '!' and its text
     capture = 'c',   // record's output: after a kill, assembled from its scratch files on recovery
 };
 
@@ -45,6 +46,9 @@ class StateJournal {
     Status append(const std::string& path, std::string_view value, RestoreKind kind);
     // Creates the instance directory, journaled first (the entry is taken back if it exists).
     Status make_instance(const std::string& dir);
+    // Appends TRIGGER to an event's trigger file (never O_TRUNC: that drops every trigger there),
+    // journaled first so that restore() writes "!TRIGGER".
+    Status add_trigger(const std::string& path, const std::string& trigger);
     // Names record's output (an absolute path), so that recovery assembles it when the process
     // is killed before writing it (capture_recovery.hpp). Nothing is put back for it.
     Status note_capture(const std::string& output);

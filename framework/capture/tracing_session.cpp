@@ -116,6 +116,7 @@ Status TracingSession::configure(const TraceSetup& setup) {
     for (const auto& [s, e] : events_.events)
         if (Status st = set("events/" + s + "/" + e + "/enable", "1"); !st) return st;
     if (Status st = set_filters(setup); !st) return st;
+    if (Status st = set_triggers(setup); !st) return st;
     return in.clear();
 }
 
@@ -232,6 +233,25 @@ Status TracingSession::set_filters(const TraceSetup& setup) {
             return Error(Errc::invalid_argument, "the kernel refused the filter '" + e.filter + "' of -e " +
                                                      e.spec + ": " + first.error().message())
                 .in_file(first.error().file());
+    }
+    return {};
+}
+
+// -R: each trigger appended to the trigger file of every event its -e selected (negated ones too:
+// trace-cmd's way to have the trigger without the event), journaled to be taken back with '!'.
+Status TracingSession::set_triggers(const TraceSetup& setup) {
+    for (const EventSpec& e : setup.events) {
+        if (e.triggers.empty()) continue;
+        auto sel = select_events(instance_, {e.spec});
+        if (!sel) continue;  // -i skipped it
+        for (const auto& [s, ev] : sel->events)
+            for (const std::string& t : e.triggers)
+                if (Status st =
+                        journal_->add_trigger(instance_.path("events/" + s + "/" + ev + "/trigger"), t);
+                    !st)
+                    return Error(Errc::invalid_argument, "the kernel refused the trigger '" + t + "' of -e " +
+                                                             e.spec + ": " + st.error().message())
+                        .in_file(st.error().file());
     }
     return {};
 }

@@ -22,6 +22,7 @@ struct EventSpec {
     std::string spec;
     std::string filter;  // "" = none; several -f are joined as trace-cmd does: (a)&&(b)
     bool negated = false;
+    std::vector<std::string> triggers;  // -R: written to the event's trigger file (even after -v)
 };
 
 // What trace-cmd record's options ask of tracefs (see `man trace-cmd-record`).
@@ -75,6 +76,7 @@ class TracingSession {
     Status configure(const TraceSetup& setup);
     Status set_functions(const TraceSetup& setup);
     Status set_filters(const TraceSetup& setup);
+    Status set_triggers(const TraceSetup& setup);
     Status set_options(const TraceSetup& setup);
     Status set_pids(const TraceSetup& setup);
     Status set(std::string_view file, std::string_view value, RestoreKind kind = RestoreKind::value);

@@ -27,6 +27,7 @@ const char* const kUsage[] = {
 constexpr const char* kOptions =
     "  -e EVENT        event, SYSTEM, SYSTEM:EVENT or all (globs allowed); -a: all events and formats\n"
     "  -f FILTER       filter of the -e before it (written to the event's filter file)\n"
+    "  -R TRIGGER      a trigger of the -e before it (its trigger file; after -v: the trigger only)\n"
     "  -v              the -e options after it are left out\n"
     "  -i              ignore -e that match no event\n"
     "  -p TRACER       tracer (function, function_graph, ... where the kernel allows it)\n"
@@ -80,13 +81,13 @@ struct Parser {
 int Parser::option(char c, const std::string& v) {
     capture::TraceSetup& s = o.setup;
     long n = 0;
-    if (std::strchr("efapglnPcFTOdDCMbvi", c)) after_setup = true;
+    if (std::strchr("efRapglnPcFTOdDCMbvi", c)) after_setup = true;
     switch (c) {
         case 'e':
-            s.events.push_back({v, "", negate});
+            s.events.push_back({v, "", negate, {}});
             break;
         case 'a':
-            s.events.push_back({"all", "", false});
+            s.events.push_back({"all", "", false, {}});
             o.all_formats = true;
             break;
         case 'f': {
@@ -95,6 +96,10 @@ int Parser::option(char c, const std::string& v) {
             f = f.empty() ? "(" + v + ")" : f + "&&(" + v + ")";
             break;
         }
+        case 'R':
+            if (s.events.empty()) return usage_error("trigger must come after event");
+            s.events.back().triggers.push_back(v);
+            break;
         case 'v':
             negate = true;
             break;

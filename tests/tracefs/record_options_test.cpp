@@ -2,6 +2,7 @@
 // runs (from inside COMMAND), and the file read by trace-cmd report the same way.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <gtest/gtest.h>
@@ -216,5 +217,40 @@ TEST(RecordOptions, KeepLeavesTheSetUpAndDateInstanceIsJournaled) {
     EXPECT_TRUE(rd->options().date.has_value());
     ASSERT_EQ(sh(env + kRs + " reset --restore 2> " + dir + "/restore.err"), 0)
         << read_file(dir + "/restore.err");
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+}
+
+// -R: each trigger in the trigger file of the -e before it while recording, also for an event after
+// -v (the trigger without the event); all of them taken back at the end, and a trigger the kernel
+// refuses is one error naming the file, with nothing left changed.
+TEST(RecordOptions, TriggersAreSetWhileRecordingAndTakenBack) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("recopt_R");
+    const Snapshot before = tracefs_snapshot(root);
+    const std::string ev = root + "/events/sched/";
+    const std::string env = "RINGSCOPE_JOURNAL_DIR=" + dir + "/j ";
+    ASSERT_EQ(sh(env + kRs + " record -e sched:sched_process_exit -R 'stacktrace if common_pid>0'" +
+                 " -v -e sched:sched_process_fork -R traceon -R stacktrace:2 -o " + dir +
+                 "/r.dat -- sh -c 'cat " + ev + "sched_process_exit/trigger > " + dir + "/exit; cat " + ev +
+                 "sched_process_fork/trigger > " + dir + "/fork; cat " + ev + "sched_process_fork/enable > " +
+                 dir + "/fork.enable' > " + dir + "/log 2>&1"),
+              0)
+        << read_file(dir + "/log");
+    EXPECT_EQ(read_file(dir + "/exit"), "stacktrace:unlimited if common_pid>0\n");
+    const std::string fork = read_file(dir + "/fork");
+    EXPECT_NE(fork.find("traceon:unlimited\n"), std::string::npos) << fork;
+    EXPECT_NE(fork.find("stacktrace:count="), std::string::npos) << fork;
+    // Not enabled: "0*" is the kernel's "off, with triggers attached".
+    EXPECT_EQ(read_file(dir + "/fork.enable").substr(0, 1), "0");
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+    EXPECT_EQ(sh(env + kRs + " record -e sched:sched_process_exit -R traceon -R bogus -o " + dir +
+                 "/b.dat -- true > " + dir + "/bad 2>&1"),
+              1);
+    const std::string bad = read_file(dir + "/bad");
+    EXPECT_NE(bad.find(ev + "sched_process_exit/trigger: the kernel refused the trigger 'bogus'"),
+              std::string::npos)
+        << bad;
+    EXPECT_EQ(std::count(bad.begin(), bad.end(), '\n'), 1) << bad;
     EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
 }

@@ -68,8 +68,8 @@ int wait_exit(pid_t pid) {
     return status;
 }
 
-// Settings that touch many files: events (one with a filter), size, clock, stacktrace, event-fork,
-// a pid filter and the CPU mask.
+// Settings that touch many files: events (one with a filter, one with a trigger), size, clock, stacktrace,
+// event-fork, a pid filter and the CPU mask.
 std::vector<std::string> busy_setup() {
     return {"-e",
             "sched:sched_switch",
@@ -77,6 +77,8 @@ std::vector<std::string> busy_setup() {
             "prev_pid>=0",
             "-e",
             "sched:sched_wakeup",
+            "-R",
+            "traceon",
             "-e",
             "irq",
             "-b",
