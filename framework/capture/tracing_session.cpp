@@ -46,17 +46,10 @@ Expected<std::unique_ptr<TracingSession>> TracingSession::start(const TraceSetup
                          std::string("cannot create instance (is tracefs writable? root needed): ") +
                              std::strerror(errno))
                 .in_file(dir);
-        if (Status st = (*journal)->make_instance(dir); !st) {
-            Error e = std::move(st).error();
-            if (e.code() == Errc::invalid_argument)
-                return Error(Errc::invalid_argument,
-                             "instance '" + setup.instance +
-                                 "' already exists (another "
-                                 "tracer may own it; remove it with rmdir or choose another "
-                                 "name)")
-                    .in_file(dir);
-            return e;
-        }
+        // An instance that exists is used as trace-cmd record uses it: every change journaled and
+        // put back, the instance itself never removed (make_instance journals only one it made).
+        if (Status st = (*journal)->make_instance(dir); !st && st.error().code() != Errc::invalid_argument)
+            return std::move(st).error();
         auto inst = tracefs::Instance::open(setup.instance, root);
         if (!inst) return std::move(inst).error();
         s.reset(new TracingSession(std::move(*inst)));

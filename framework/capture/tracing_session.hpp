@@ -1,7 +1,7 @@
 // The tracing state a capture changes, and its restoration. Every change goes through a
 // StateJournal first (the value it replaces), so that restore(), a later command after a SIGKILL,
-// or `reset --restore` can put it back; with an instance name, the instance is created (never
-// reused: someone else may be tracing in it) and removed.
+// or `reset --restore` can put it back; with an instance name, the instance is created and
+// removed, or, when it exists, used as trace-cmd uses it: its settings put back, never removed.
 #pragma once
 
 #include <cstdint>

@@ -37,7 +37,7 @@ constexpr const char* kOptions =
     "  -T              a stack trace with each event (options/stacktrace)\n"
     "  -O [no]OPTION   a trace option (ringscope list -o); -d: nofunction-trace\n"
     "  -b KB           per-CPU ring buffer size;  -C CLOCK  trace clock;  -M CPUMASK  CPUs traced (hex, -1)\n"
-    "  -B NAME         a new instance (removed at the end)\n"
+    "  -B NAME         an instance: made and removed at the end, or one that exists, its settings put back\n"
     "  --max-graph-depth N   function_graph depth\n"
     "  -k              leave the tracing state as set at the end\n";
 constexpr const char* kRecordOptions =
