@@ -1,5 +1,7 @@
 #include "framework/capture/capture_recovery.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +30,16 @@ Expected<RecoveredCapture> recover_capture(const std::string& output) {
     struct stat st {};
     if (::stat(head.c_str(), &st) != 0)
         return Error(Errc::not_found, std::string("no unfinished recording: ") + std::strerror(errno))
+            .in_file(head);
+    // The recorder holds it while it runs: its files are not ours to assemble (or remove).
+    const int lock = ::open(head.c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock < 0) return Error(Errc::io, std::string("cannot open: ") + std::strerror(errno)).in_file(head);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{lock};
+    if (::flock(lock, LOCK_EX | LOCK_NB) != 0)
+        return Error(Errc::invalid_argument, "the recording is still running (its process holds this file)")
             .in_file(head);
     auto rd = io::TraceDatReader::open(head);
     if (!rd) return std::move(rd).error();

@@ -231,7 +231,7 @@ Expected<CaptureResult> record(const RecordOptions& o) {
     // Killed from here on (SIGKILL, a crash), the next command assembles the file from the head
     // and the CPU files: the journal names it.
     if (Status st = write_capture_head(spec, *meta); !st) return std::move(st).error();
-    files->adopt(capture_head_path(o.output));
+    if (Status st = files->adopt_locked(capture_head_path(o.output)); !st) return std::move(st).error();
     std::error_code ec;
     const std::filesystem::path abs = std::filesystem::absolute(o.output, ec);
     if (Status st = sess.note_capture(ec ? o.output : abs.lexically_normal().string()); !st)

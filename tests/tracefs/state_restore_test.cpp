@@ -238,14 +238,32 @@ TEST(StateRestore, AfterSigkillTheRecordedDataIsSaved) {
                                 {"record", "-B", inst, "-s", "1000", "-e", "sched:sched_process_exit",
                                  "--compression", "none", "-o", out},
                                 "rec");
+        // An assertion that fails below must not leave the record running.
+        struct Interrupt {
+            pid_t pid;
+            ~Interrupt() {
+                if (::kill(pid, SIGINT) == 0) ::waitpid(pid, nullptr, 0);
+            }
+        } interrupt{pid};
         const std::string in = root + "/instances/" + inst;
-        for (int i = 0; i < 300 && read_file(in + "/tracing_on") != "1\n"; ++i)
+        // A new instance starts with tracing on: its set-up is complete once the head exists (written
+        // with tracing off) and tracing is on again.
+        for (int i = 0; i < 300 && (file_size(out + ".head") < 0 || read_file(in + "/tracing_on") != "1\n");
+             ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
         ASSERT_EQ(read_file(in + "/tracing_on"), "1\n") << read_file(dir + "/rec.err");
         ASSERT_EQ(sh(std::string("taskset -c 0 ") + MARKER_WRITER_BIN + " " + in + "/trace_marker " +
-                     std::to_string(kMarkers) + " 2> /dev/null"),
-                  0);
+                     std::to_string(kMarkers) + " 2> " + dir + "/mw.err"),
+                  0)
+            << read_file(dir + "/mw.err") << read_file(in + "/tracing_on") << read_file(dir + "/rec.err");
         wait_stable(out + ".cpu0");
+        if (by_hand) {
+            // Not while the record runs.
+            EXPECT_EQ(sh(kRs + " record --recover " + out + " 2> " + dir + "/early.err"), 1);
+            EXPECT_NE(read_file(dir + "/early.err").find("the recording is still running"), std::string::npos)
+                << read_file(dir + "/early.err");
+            EXPECT_EQ(file_size(out), -1);
+        }
         ::kill(pid, SIGKILL);
         wait_exit(pid);
         const off_t spliced = file_size(out + ".cpu0");
