@@ -1,6 +1,7 @@
 #include "framework/capture/capture_files.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,10 +41,28 @@ Expected<CaptureFiles> CaptureFiles::create(const std::string& output, const std
 }
 
 CaptureFiles::CaptureFiles(CaptureFiles&& o) noexcept
-    : files_(std::move(o.files_)), fds_(std::move(o.fds_)), reserve_(std::move(o.reserve_)) {
+    : files_(std::move(o.files_)),
+      fds_(std::move(o.fds_)),
+      reserve_(std::move(o.reserve_)),
+      extra_(std::move(o.extra_)),
+      extra_fds_(std::move(o.extra_fds_)) {
     o.files_.clear();
+    o.extra_.clear();
+    o.extra_fds_.clear();
     o.fds_.clear();
     o.reserve_.clear();
+}
+
+Status CaptureFiles::adopt_locked(std::string path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || ::flock(fd, LOCK_EX) != 0) {
+        const int err = errno;
+        if (fd >= 0) ::close(fd);
+        return Error(Errc::io, std::string("cannot lock: ") + std::strerror(err)).in_file(path);
+    }
+    extra_.push_back(std::move(path));
+    extra_fds_.push_back(fd);
+    return {};
 }
 
 CaptureFiles::~CaptureFiles() {
@@ -66,7 +85,11 @@ void CaptureFiles::remove_all() noexcept {
     close_fds();
     release_reserve();
     for (const auto& c : files_) ::unlink(c.path.c_str());
+    for (const auto& p : extra_) ::unlink(p.c_str());
+    for (int fd : extra_fds_) ::close(fd);
     files_.clear();
+    extra_.clear();
+    extra_fds_.clear();
 }
 
 }  // namespace ringscope::capture

@@ -26,6 +26,9 @@ class CaptureFiles {
     int fd(size_t i) const noexcept { return fds_[i]; }
     size_t size() const noexcept { return files_.size(); }
     const std::vector<CpuDataFile>& files() const noexcept { return files_; }
+    // Another scratch file (OUTPUT.head), removed with the others and flock()ed until then: while
+    // it is held the recording runs (`record --recover` refuses it).
+    Status adopt_locked(std::string path);
     void close_fds() noexcept;
     void release_reserve() noexcept;  // frees the reserved room
     void remove_all() noexcept;
@@ -35,6 +38,8 @@ class CaptureFiles {
     std::vector<CpuDataFile> files_;
     std::vector<int> fds_;
     std::string reserve_;
+    std::vector<std::string> extra_;
+    std::vector<int> extra_fds_;
 };
 
 }  // namespace ringscope::capture

@@ -89,27 +89,21 @@ Expected<io::Tsc2Nsec> read_tsc2nsec() {
     return t;
 }
 
-Expected<std::string> measure_date_offset(const std::string& tracefs_root, const std::string& clock) {
+Expected<std::string> measure_date_offset(const tracefs::Instance& scratch, const std::string& clock) {
     if (clock == "counter" || clock == "x86-tsc")
         return Error(Errc::unsupported, "--date needs a trace clock that counts in ns, not " + clock);
-    auto inst = tracefs::Instance::create("ringscope-date-" + std::to_string(::getpid()), tracefs_root);
-    if (!inst) return std::move(inst).error();
-    struct Remove {
-        tracefs::Instance& i;
-        ~Remove() { (void)i.destroy(); }
-    } remove{*inst};
     if (!clock.empty())
-        if (Status st = inst->set_clock(clock); !st) return std::move(st).error();
+        if (Status st = scratch.set_clock(clock); !st) return std::move(st).error();
 
     constexpr int kSamples = 8;
     std::vector<int64_t> before(kSamples), after(kSamples);
     for (int i = 0; i < kSamples; ++i) {
         before[i] = realtime_us();
-        Status st = inst->write("trace_marker", "ringscope-date " + std::to_string(i));
+        Status st = scratch.write("trace_marker", "ringscope-date " + std::to_string(i));
         after[i] = realtime_us();
         if (!st) return std::move(st).error();
     }
-    auto trace = inst->read("trace");
+    auto trace = scratch.read("trace");
     if (!trace) return std::move(trace).error();
     int64_t best_width = INT64_MAX, offset = 0;
     for (int i = 0; i < kSamples; ++i) {
@@ -121,8 +115,8 @@ Expected<std::string> measure_date_offset(const std::string& tracefs_root, const
         }
     }
     if (best_width == INT64_MAX)
-        return Error(Errc::corrupt, "--date: the markers written to instance ringscope-date-" +
-                                        std::to_string(::getpid()) + " did not come back");
+        return Error(Errc::corrupt,
+                     "--date: the markers written to instance " + scratch.name() + " did not come back");
     char text[32];
     std::snprintf(text, sizeof text, "0x%" PRIx64, static_cast<uint64_t>(offset));
     return std::string(text);

@@ -18,9 +18,10 @@ namespace ringscope::capture {
 Expected<io::Tsc2Nsec> read_tsc2nsec();
 
 // Microseconds to add to the trace clock's times to get the wall clock, as DATE's "0x..." text.
-// Measured with markers written to a short-lived instance using `clock` (bracketed by
-// CLOCK_REALTIME reads; the narrowest bracket wins). Errc::unsupported for clocks that do not count
-// in ns (counter, x86-tsc).
-Expected<std::string> measure_date_offset(const std::string& tracefs_root, const std::string& clock);
+// Measured with markers written to SCRATCH, a short-lived instance the caller made (journaled, so
+// that a kill meanwhile does not leave it) and removes, set to `clock` (bracketed by CLOCK_REALTIME
+// reads; the narrowest bracket wins). Errc::unsupported for clocks that do not count in ns
+// (counter, x86-tsc).
+Expected<std::string> measure_date_offset(const tracefs::Instance& scratch, const std::string& clock);
 
 }  // namespace ringscope::capture

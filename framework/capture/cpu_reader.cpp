@@ -62,15 +62,17 @@ int CpuReader::flush_rest() {
     }
 }
 
-// trace-cmd's -m switches between two halves of the limit; here the file's older half is cut off
-// once the file reaches the limit (collapsed in place where the file system can, else copied), so
-// the file keeps between half the limit and the limit, the newest data, in whole sub-buffers.
+// trace-cmd's -m switches between two files of half the limit each; here, once the file reaches
+// the limit, all but its newest half-limit is cut off the front (collapsed in place where the file
+// system can, else copied), so the file keeps between half the limit and the limit, the newest
+// data, in whole sub-buffers. Cutting only half the limit would let one large splice (a reader
+// woken at the watermark moves up to a pipe's worth) leave the file above the limit.
 bool CpuReader::trim() {
     const uint64_t align = std::max<uint64_t>(knobs_.subbuf, 4096);
     const uint64_t limit = std::max<uint64_t>(knobs_.max_kb * 1024, 2 * align);
     const uint64_t size = bytes_.load();
     if (size < limit) return true;
-    const uint64_t cut = (limit / 2) / align * align;
+    const uint64_t cut = (size - limit / 2) / align * align;
     if (::fallocate(out_, FALLOC_FL_COLLAPSE_RANGE, 0, static_cast<off_t>(cut)) != 0) {
         std::vector<char> buf(1 << 20);
         for (uint64_t from = cut; from < size;) {

@@ -61,13 +61,7 @@ Expected<CaptureResult> extract(const ExtractOptions& o) {
     }
     (void)finish_metadata(*meta, *inst, *cpus, stats);
     files->close_fds();
-    AssembleSpec spec;
-    spec.output = o.output;
-    spec.config.compression = o.compression;
-    spec.buffer_name = o.instance;
-    spec.clock = *clock;
-    spec.subbuf_size = *subbuf;
-    spec.cpus = files->files();
+    AssembleSpec spec = capture_spec(o.output, o.compression, o.instance, *clock, *subbuf, files->files());
     if (Status st = assemble_trace_dat(spec, std::move(*meta)); !st) return std::move(st).error();
     files->remove_all();
     if (o.log) print_capture_summary(o.log, res, o.output);

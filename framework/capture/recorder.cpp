@@ -10,11 +10,13 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "framework/capture/capture_files.hpp"
+#include "framework/capture/capture_recovery.hpp"
 #include "framework/capture/clock_conversion.hpp"
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/trace_assembler.hpp"
@@ -213,7 +215,10 @@ Expected<CaptureResult> record(const RecordOptions& o) {
     if (!clock) return std::move(clock).error();
     meta->options.tsc2nsec = tsc2nsec;
     if (o.date) {
-        auto date = measure_date_offset(inst.root(), *clock);
+        auto scratch = sess.make_scratch_instance("ringscope-date-" + std::to_string(::getpid()));
+        if (!scratch) return std::move(scratch).error();
+        auto date = measure_date_offset(*scratch, *clock);
+        (void)scratch->destroy();
         if (!date) return std::move(date).error();
         meta->options.date = std::move(*date);
     }
@@ -221,6 +226,16 @@ Expected<CaptureResult> record(const RecordOptions& o) {
     const uint64_t reserve = metadata_bytes(*meta) + uint64_t{4} * 64 * *subbuf + (256u << 10);
     auto files = CaptureFiles::create(o.output, cpus, reserve);
     if (!files) return std::move(files).error();
+    AssembleSpec spec =
+        capture_spec(o.output, o.compression, setup.instance, *clock, *subbuf, files->files());
+    // Killed from here on (SIGKILL, a crash), the next command assembles the file from the head
+    // and the CPU files: the journal names it.
+    if (Status st = write_capture_head(spec, *meta); !st) return std::move(st).error();
+    if (Status st = files->adopt_locked(capture_head_path(o.output)); !st) return std::move(st).error();
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(o.output, ec);
+    if (Status st = sess.note_capture(ec ? o.output : abs.lexically_normal().string()); !st)
+        return std::move(st).error();
 
     ReaderKnobs knobs = o.knobs;
     knobs.subbuf = *subbuf;
@@ -256,13 +271,6 @@ Expected<CaptureResult> record(const RecordOptions& o) {
     files->close_fds();
     const bool disk_trouble = failure.has_value();
     if (disk_trouble) files->release_reserve();
-    AssembleSpec spec;
-    spec.output = o.output;
-    spec.config.compression = o.compression;
-    spec.buffer_name = setup.instance;
-    spec.clock = *clock;
-    spec.subbuf_size = *subbuf;
-    spec.cpus = files->files();
     spec.release_copied = disk_trouble;
     Status written = assemble_trace_dat(spec, std::move(*meta));
     files->remove_all();

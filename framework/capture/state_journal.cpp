@@ -12,6 +12,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "framework/capture/capture_recovery.hpp"
 #include "framework/tracefs/file_io.hpp"
 
 namespace ringscope::capture {
@@ -108,6 +109,17 @@ Status write_back(const JournalEntry& e) {
             }
             return sys_error(e.path, "cannot remove instance", errno);
         }
+        case RestoreKind::trigger: {
+            Status st = tracefs::write_text_file(e.path, "!" + e.value, true);
+            if (st) return st;
+            // Already gone (removed by hand, or its event's instance): nothing to put back.
+            const std::string cmd = e.value.substr(0, e.value.find_first_of(": "));
+            auto now = tracefs::read_text_file(e.path);
+            if (!now || (now->rfind(cmd, 0) != 0 && now->find("\n" + cmd) == std::string::npos)) return {};
+            return st;
+        }
+        case RestoreKind::capture:
+            return {};  // the data, not the tracing state: recover_journals() assembles it
     }
     return Error(Errc::invalid_argument, "unknown journal entry").in_file(e.path);
 }
@@ -116,6 +128,26 @@ uint64_t now_ns() {
     timespec ts{};
     ::clock_gettime(CLOCK_REALTIME, &ts);
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The trace of a record killed before it wrote it, from its scratch files. A head already gone:
+// the recording finished (a `record -k` journal) or was recovered by hand.
+void recover_captures(const std::vector<JournalEntry>& entries, const std::string& pid, FILE* log) {
+    for (const JournalEntry& e : entries) {
+        if (e.kind != RestoreKind::capture) continue;
+        auto r = recover_capture(e.path);
+        if (!log || (!r && r.error().code() == Errc::not_found)) continue;
+        if (r)
+            std::fprintf(log,
+                         "ringscope: saved the trace of the record killed as pid %s: %s (%llu bytes of data "
+                         "from %zu CPUs, each up to its last whole sub-buffer)\n",
+                         pid.c_str(), e.path.c_str(), static_cast<unsigned long long>(r->bytes), r->cpus);
+        else
+            std::fprintf(log,
+                         "ringscope: the trace of the record killed as pid %s could not be saved: %s (its "
+                         "files are kept: ringscope record --recover %s)\n",
+                         pid.c_str(), r.error().to_string().c_str(), e.path.c_str());
+    }
 }
 
 }  // namespace
@@ -216,6 +248,15 @@ Status StateJournal::make_instance(const std::string& dir) {
     return sys_error(dir, "cannot create instance (is tracefs writable? root needed)", err);
 }
 
+Status StateJournal::add_trigger(const std::string& path, const std::string& trigger) {
+    if (Status st = add({RestoreKind::trigger, path, trigger}); !st) return st;
+    return tracefs::write_text_file(path, trigger, true);
+}
+
+Status StateJournal::note_capture(const std::string& output) {
+    return add({RestoreKind::capture, output, ""});
+}
+
 Status StateJournal::restore() {
     if (done_) return {};
     done_ = true;
@@ -264,7 +305,8 @@ Expected<std::vector<JournalEntry>> read_journal(const std::string& file) {
         const size_t t1 = line.find('\t'), t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
         JournalEntry e{static_cast<RestoreKind>(line.empty() ? 0 : line[0]), {}, {}};
         const bool kind_ok = e.kind == RestoreKind::value || e.kind == RestoreKind::lines ||
-                             e.kind == RestoreKind::filter || e.kind == RestoreKind::instance;
+                             e.kind == RestoreKind::filter || e.kind == RestoreKind::instance ||
+                             e.kind == RestoreKind::trigger || e.kind == RestoreKind::capture;
         if (t1 != 1 || t2 == std::string_view::npos || !kind_ok ||
             !unescape(line.substr(t1 + 1, t2 - t1 - 1), e.path) || !unescape(line.substr(t2 + 1), e.value) ||
             e.path.empty() || e.path[0] != '/')
@@ -339,6 +381,7 @@ Expected<int> recover_journals(FILE* log, bool include_started) {
                              n[0] == 's' ? "changed by `start`" : "left behind", pid.c_str(), entries->size(),
                              path.c_str());
         }
+        if (entries) recover_captures(*entries, pid, log);
         ::close(fd);
     }
     if (!first) return first.error();

@@ -22,6 +22,8 @@ enum class RestoreKind : char {
     lines = 'l',     // emptied, then each line appended (set_event, set_event_pid, set_ftrace_filter)
     filter = 'f',    // an event filter: "none" is cleared by writing "0"
     instance = 'i',  // an instance directory the capture created: removed
+    trigger = 't',   // an event trigger the capture added: removed by writing '!' and its text
+    capture = 'c',   // record's output: after a kill, assembled from its scratch files on recovery
 };
 
 struct JournalEntry {
@@ -44,6 +46,12 @@ class StateJournal {
     Status append(const std::string& path, std::string_view value, RestoreKind kind);
     // Creates the instance directory, journaled first (the entry is taken back if it exists).
     Status make_instance(const std::string& dir);
+    // Appends TRIGGER to an event's trigger file (never O_TRUNC: that drops every trigger there),
+    // journaled first so that restore() writes "!TRIGGER".
+    Status add_trigger(const std::string& path, const std::string& trigger);
+    // Names record's output (an absolute path), so that recovery assembles it when the process
+    // is killed before writing it (capture_recovery.hpp). Nothing is put back for it.
+    Status note_capture(const std::string& output);
 
     // Every value back, newest first; the file is removed when all of them went back. Idempotent.
     Status restore();
@@ -67,8 +75,9 @@ class StateJournal {
 std::string journal_dir();
 
 // Restores the journals whose process is gone (and the started.* ones with include_started),
-// newest first, each announced on `log`. Returns how many journals were replayed; an error when one
-// could not be read or put back completely (that journal is kept for the next try).
+// newest first, each announced on `log`; the trace of a killed record is assembled (and said so). Returns how
+// many journals were replayed; an error when one could not be read or put back completely (that journal is
+// kept for the next try).
 Expected<int> recover_journals(FILE* log, bool include_started);
 
 // After `reset`: the started.* journals are dropped (what they would put back was reset). Count.

@@ -26,6 +26,18 @@ struct Fd {
 
 }  // namespace
 
+AssembleSpec capture_spec(const std::string& output, io::Compression compression, const std::string& buffer,
+                          const std::string& clock, uint32_t subbuf_size, std::vector<CpuDataFile> cpus) {
+    AssembleSpec spec;
+    spec.output = output;
+    spec.config.compression = compression;
+    spec.buffer_name = buffer;
+    spec.clock = clock;
+    spec.subbuf_size = subbuf_size;
+    spec.cpus = std::move(cpus);
+    return spec;
+}
+
 Status assemble_trace_dat(const AssembleSpec& spec, io::TraceMetadata metadata) {
     const uint32_t page = spec.subbuf_size;
     if (page == 0 || page % 8)
@@ -47,6 +59,10 @@ Status assemble_trace_dat(const AssembleSpec& spec, io::TraceMetadata metadata) 
     std::vector<uint8_t> block(kBlockPages * page);
     for (const auto& c : spec.cpus) {
         if (Status st = writer.begin_cpu(); !st) return st;
+        if (spec.layout_only) {
+            if (Status st = writer.end_cpu(); !st) return st;
+            continue;
+        }
         Fd in;
         in.fd = ::open(c.path.c_str(), O_RDWR | O_CLOEXEC);
         if (in.fd < 0) return file_error(c.path, "cannot open CPU data", errno);

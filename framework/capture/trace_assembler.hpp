@@ -27,7 +27,15 @@ struct AssembleSpec {
     // Free each block of a CPU file once copied (punching a hole), so that the copy needs little
     // more room than the data itself: what lets a recording that filled the disk still be saved.
     bool release_copied = false;
+    // Every CPU of the layout with no data, its file not read: record's OUTPUT.head, from which a
+    // recording killed before it could write its file is assembled again (capture_recovery.hpp).
+    bool layout_only = false;
 };
+
+// The spec of a capture's file: OUTPUT with COMPRESSION, BUFFER's data (clock, sub-buffer size),
+// the CPU files.
+AssembleSpec capture_spec(const std::string& output, io::Compression compression, const std::string& buffer,
+                          const std::string& clock, uint32_t subbuf_size, std::vector<CpuDataFile> cpus);
 
 // Writes the file. A CPU file's trailing partial sub-buffer (a write cut by a full disk) is left
 // out. Errors name the output (or CPU file) and the offset.

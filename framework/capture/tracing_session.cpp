@@ -46,17 +46,10 @@ Expected<std::unique_ptr<TracingSession>> TracingSession::start(const TraceSetup
                          std::string("cannot create instance (is tracefs writable? root needed): ") +
                              std::strerror(errno))
                 .in_file(dir);
-        if (Status st = (*journal)->make_instance(dir); !st) {
-            Error e = std::move(st).error();
-            if (e.code() == Errc::invalid_argument)
-                return Error(Errc::invalid_argument,
-                             "instance '" + setup.instance +
-                                 "' already exists (another "
-                                 "tracer may own it; remove it with rmdir or choose another "
-                                 "name)")
-                    .in_file(dir);
-            return e;
-        }
+        // An instance that exists is used as trace-cmd record uses it: every change journaled and
+        // put back, the instance itself never removed (make_instance journals only one it made).
+        if (Status st = (*journal)->make_instance(dir); !st && st.error().code() != Errc::invalid_argument)
+            return std::move(st).error();
         auto inst = tracefs::Instance::open(setup.instance, root);
         if (!inst) return std::move(inst).error();
         s.reset(new TracingSession(std::move(*inst)));
@@ -116,6 +109,7 @@ Status TracingSession::configure(const TraceSetup& setup) {
     for (const auto& [s, e] : events_.events)
         if (Status st = set("events/" + s + "/" + e + "/enable", "1"); !st) return st;
     if (Status st = set_filters(setup); !st) return st;
+    if (Status st = set_triggers(setup); !st) return st;
     return in.clear();
 }
 
@@ -236,6 +230,25 @@ Status TracingSession::set_filters(const TraceSetup& setup) {
     return {};
 }
 
+// -R: each trigger appended to the trigger file of every event its -e selected (negated ones too:
+// trace-cmd's way to have the trigger without the event), journaled to be taken back with '!'.
+Status TracingSession::set_triggers(const TraceSetup& setup) {
+    for (const EventSpec& e : setup.events) {
+        if (e.triggers.empty()) continue;
+        auto sel = select_events(instance_, {e.spec});
+        if (!sel) continue;  // -i skipped it
+        for (const auto& [s, ev] : sel->events)
+            for (const std::string& t : e.triggers)
+                if (Status st =
+                        journal_->add_trigger(instance_.path("events/" + s + "/" + ev + "/trigger"), t);
+                    !st)
+                    return Error(Errc::invalid_argument, "the kernel refused the trigger '" + t + "' of -e " +
+                                                             e.spec + ": " + st.error().message())
+                        .in_file(st.error().file());
+    }
+    return {};
+}
+
 Status TracingSession::trace_only_pid(int pid) {
     if (!exists(instance_.path("set_event_pid")))
         return Error(Errc::unsupported, "this kernel cannot filter events by pid (no set_event_pid)")
@@ -258,6 +271,12 @@ Status TracingSession::exclude_pids(const std::vector<int>& pids) {
             !st)
             return st;
     return {};
+}
+
+Expected<tracefs::Instance> TracingSession::make_scratch_instance(const std::string& name) {
+    if (Status st = journal_->make_instance(instance_.root() + "/instances/" + name); !st)
+        return std::move(st).error();
+    return tracefs::Instance::open(name, instance_.root());
 }
 
 Status TracingSession::restore() {

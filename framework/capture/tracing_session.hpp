@@ -1,7 +1,7 @@
 // The tracing state a capture changes, and its restoration. Every change goes through a
 // StateJournal first (the value it replaces), so that restore(), a later command after a SIGKILL,
-// or `reset --restore` can put it back; with an instance name, the instance is created (never
-// reused: someone else may be tracing in it) and removed.
+// or `reset --restore` can put it back; with an instance name, the instance is created and
+// removed, or, when it exists, used as trace-cmd uses it: its settings put back, never removed.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,7 @@ struct EventSpec {
     std::string spec;
     std::string filter;  // "" = none; several -f are joined as trace-cmd does: (a)&&(b)
     bool negated = false;
+    std::vector<std::string> triggers;  // -R: written to the event's trigger file (even after -v)
 };
 
 // What trace-cmd record's options ask of tracefs (see `man trace-cmd-record`).
@@ -58,6 +59,11 @@ class TracingSession {
     Status trace_only_pid(int pid);
     // The recorder's own threads, left out of the events (trace-cmd's default; --no-filter skips it).
     Status exclude_pids(const std::vector<int>& pids);
+    // A short-lived instance of the recorder's own (--date's markers), journaled: removed on
+    // every exit path; the caller removes it once done.
+    Expected<tracefs::Instance> make_scratch_instance(const std::string& name);
+    // record's output (absolute), journaled so that a recovery after a kill assembles it.
+    Status note_capture(const std::string& output) { return journal_->note_capture(output); }
 
     // Puts everything back (the instance's readers must be closed first). Idempotent; returns the
     // first error but tries every step.
@@ -70,6 +76,7 @@ class TracingSession {
     Status configure(const TraceSetup& setup);
     Status set_functions(const TraceSetup& setup);
     Status set_filters(const TraceSetup& setup);
+    Status set_triggers(const TraceSetup& setup);
     Status set_options(const TraceSetup& setup);
     Status set_pids(const TraceSetup& setup);
     Status set(std::string_view file, std::string_view value, RestoreKind kind = RestoreKind::value);

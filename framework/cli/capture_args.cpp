@@ -27,6 +27,7 @@ const char* const kUsage[] = {
 constexpr const char* kOptions =
     "  -e EVENT        event, SYSTEM, SYSTEM:EVENT or all (globs allowed); -a: all events and formats\n"
     "  -f FILTER       filter of the -e before it (written to the event's filter file)\n"
+    "  -R TRIGGER      a trigger of the -e before it (its trigger file; after -v: the trigger only)\n"
     "  -v              the -e options after it are left out\n"
     "  -i              ignore -e that match no event\n"
     "  -p TRACER       tracer (function, function_graph, ... where the kernel allows it)\n"
@@ -36,7 +37,7 @@ constexpr const char* kOptions =
     "  -T              a stack trace with each event (options/stacktrace)\n"
     "  -O [no]OPTION   a trace option (ringscope list -o); -d: nofunction-trace\n"
     "  -b KB           per-CPU ring buffer size;  -C CLOCK  trace clock;  -M CPUMASK  CPUs traced (hex, -1)\n"
-    "  -B NAME         a new instance (removed at the end)\n"
+    "  -B NAME         an instance: made and removed at the end, or one that exists, its settings put back\n"
     "  --max-graph-depth N   function_graph depth\n"
     "  -k              leave the tracing state as set at the end\n";
 constexpr const char* kRecordOptions =
@@ -45,7 +46,8 @@ constexpr const char* kRecordOptions =
     "  -s USECS        readers wake up every USECS instead of at the buffer's watermark\n"
     "  -r PRIO         readers at SCHED_FIFO priority PRIO\n"
     "  -q, --quiet     no summary;  --date  wall-clock offset;  --tsc2nsec  x86-tsc with its ns conversion\n"
-    "  --no-filter     keep the readers' own events (left out by default)\n";
+    "  --no-filter     keep the readers' own events (left out by default)\n"
+    "  --recover FILE  (alone) save FILE of a record that was killed, from FILE.head and FILE.cpuN\n";
 
 // Options taking a value, and the flags (trace-cmd's letters).
 bool takes_value(char c) {
@@ -79,13 +81,13 @@ struct Parser {
 int Parser::option(char c, const std::string& v) {
     capture::TraceSetup& s = o.setup;
     long n = 0;
-    if (std::strchr("efapglnPcFTOdDCMbvi", c)) after_setup = true;
+    if (std::strchr("efRapglnPcFTOdDCMbvi", c)) after_setup = true;
     switch (c) {
         case 'e':
-            s.events.push_back({v, "", negate});
+            s.events.push_back({v, "", negate, {}});
             break;
         case 'a':
-            s.events.push_back({"all", "", false});
+            s.events.push_back({"all", "", false, {}});
             o.all_formats = true;
             break;
         case 'f': {
@@ -94,6 +96,10 @@ int Parser::option(char c, const std::string& v) {
             f = f.empty() ? "(" + v + ")" : f + "&&(" + v + ")";
             break;
         }
+        case 'R':
+            if (s.events.empty()) return usage_error("trigger must come after event");
+            s.events.back().triggers.push_back(v);
+            break;
         case 'v':
             negate = true;
             break;

@@ -7,6 +7,7 @@
 
 #include <ringscope/output_check.hpp>
 
+#include "framework/capture/capture_recovery.hpp"
 #include "framework/capture/recorder.hpp"
 #include "framework/cli/capture_args.hpp"
 #include "framework/cli/cli_context.hpp"
@@ -14,7 +15,36 @@
 
 namespace ringscope::cli {
 
+namespace {
+
+// `record --recover OUTPUT`: the file of a record that was killed, from OUTPUT.head and
+// OUTPUT.cpuN (the journal's recovery does the same by itself; this is for when it could not).
+int recover(CliContext& ctx, const std::vector<std::string>& args) {
+    std::string output;
+    if (args[0].size() > 10 && args[0][9] == '=')
+        output = args[0].substr(10);
+    else if (args[0] == "--recover" && args.size() == 2)
+        output = args[1];
+    if (output.empty() || args.size() > (args[0] == "--recover" ? 2u : 1u)) {
+        ctx.error(
+            "record: --recover takes one argument, the output of the killed record (see ringscope "
+            "record --help)");
+        return kExitUsage;
+    }
+    auto r = capture::recover_capture(output);
+    if (!r) {
+        ctx.error("record --recover: " + r.error().to_string());
+        return kExitRuntime;
+    }
+    std::fprintf(stderr, "%s: %llu bytes of trace data from %zu CPUs (recovered)\n", output.c_str(),
+                 static_cast<unsigned long long>(r->bytes), r->cpus);
+    return kExitOk;
+}
+
+}  // namespace
+
 int run_record(CliContext& ctx, const std::vector<std::string>& args) {
+    if (!args.empty() && args[0].rfind("--recover", 0) == 0) return recover(ctx, args);
     capture::RecordOptions o;
     if (int rc = parse_capture_args(ctx, CaptureCommand::record, args, o); rc >= 0) return rc;
     recover_tracing_state(ctx);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "framework/io/trace_dat_reader.hpp"
+#include "state_snapshot.hpp"
 #include "tracefs_test_util.hpp"
 
 using namespace ringscope;
@@ -87,25 +88,34 @@ TEST(CaptureFaults, TracefsNotWritable) {
     }
 }
 
-TEST(CaptureFaults, InstanceThatExistsIsNotTouched) {
+// An instance that exists is used as trace-cmd record -B uses it: recorded, every setting put back
+// (its own events stay on, ours go off), and never removed.
+TEST(CaptureFaults, InstanceThatExistsIsReusedAndPutBack) {
     REQUIRE_TRACEFS(root);
     TracefsLock lock;
     const std::string name = unique_name("taken");
     auto inst = tracefs::Instance::create(name, root);
     ASSERT_TRUE(inst);
     ASSERT_TRUE(inst->enable_events("irq"));
+    ASSERT_TRUE(inst->write("buffer_size_kb", "1500"));
+    const Snapshot before = tracefs_snapshot(inst->dir());
     const std::string dir = scratch_dir("fault_exists");
-    const int rc =
-        sh(kRs + " record -B " + name + " -e sched -o " + dir + "/x.dat -- true > " + dir + "/log 2>&1");
-    EXPECT_EQ(rc, 1);
-    const std::string log = read_file(dir + "/log");
-    EXPECT_NE(log.find("already exists"), std::string::npos) << log;
-    // Someone else's instance: still there, its events as they were.
+    ASSERT_EQ(sh("RINGSCOPE_JOURNAL_DIR=" + dir + "/j " + kRs + " record -B " + name +
+                 " -b 2000 -C mono -e sched:sched_process_exit --compression none -o " + dir +
+                 "/x.dat -- sh -c 'cat " + inst->dir() + "/buffer_size_kb > " + dir + "/size; echo hi > " +
+                 inst->dir() + "/trace_marker' > " + dir + "/log 2>&1"),
+              0)
+        << read_file(dir + "/log");
+    EXPECT_EQ(read_file(dir + "/size"), "2000\n");
+    // Someone else's instance: still there, every setting as it was.
     EXPECT_TRUE(instance_exists(root, name));
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(inst->dir())), "");
     auto evs = inst->enabled_events();
     ASSERT_TRUE(evs);
     EXPECT_NE(std::find(evs->begin(), evs->end(), "irq:irq_handler_entry"), evs->end());
-    EXPECT_EQ(std::find(evs->begin(), evs->end(), "sched:sched_switch"), evs->end());
+    EXPECT_EQ(std::find(evs->begin(), evs->end(), "sched:sched_process_exit"), evs->end());
+    ASSERT_EQ(sh(kRs + " report " + dir + "/x.dat > " + dir + "/x.txt 2>&1"), 0) << read_file(dir + "/x.txt");
+    EXPECT_NE(read_file(dir + "/x.txt").find("tracing_mark_write: hi"), std::string::npos);
     EXPECT_TRUE(inst->destroy());
 }
 

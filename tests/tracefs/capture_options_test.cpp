@@ -141,6 +141,7 @@ TEST(CaptureOptions, CombinationsTraceCmdRefusesAreRefusedWithItsReasons) {
     const Snapshot before = tracefs_snapshot(root);
     const std::pair<const char*, const char*> cases[] = {
         {"record -f 'pid==1' -e sched", "filter must come after event"},
+        {"record -R traceon -e sched", "trigger must come after event"},
         {"record -p nop -p function -e sched", "only one plugin allowed"},
         {"record -c -e sched", "-c can only be used with -P or -F"},
         {"record -m 10 -m 20 -e sched", "-m can only be specified once"},

@@ -1,5 +1,10 @@
 // record's trace-cmd options on the real tracefs (issue #26): the effect read back while tracing
 // runs (from inside COMMAND), and the file read by trace-cmd report the same way.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
 #include <gtest/gtest.h>
 
 #include "framework/io/trace_dat_reader.hpp"
@@ -78,6 +83,22 @@ TEST(RecordOptions, MaxSizePerCpuKeepsTheNewestData) {
     for (size_t p = 0; (p = text.find("tracing_mark_write", p)) != std::string::npos; ++p) ++markers;
     EXPECT_GT(markers, 1000u);
     EXPECT_LT(markers, 30000u);
+    // As trace-cmd's two halves of KB/2: between half the limit and the limit, however large the
+    // reader's writes were, and the newest markers without a hole.
+    const auto idx = rd->buffer_index(inst);
+    ASSERT_TRUE(idx);
+    for (const auto& c : rd->buffers()[*idx].cpus) {
+        EXPECT_LE(c.size, 256u << 10) << "CPU " << c.cpu;
+        if (c.cpu == 0) {
+            EXPECT_GE(c.size, 128u << 10);
+        }
+    }
+    const size_t first = text.find("tracing_mark_write: n=");
+    ASSERT_NE(first, std::string::npos);
+    long n = std::atol(text.c_str() + first + 22);
+    for (size_t p = first; (p = text.find("tracing_mark_write: n=", p)) != std::string::npos; p += 22, ++n)
+        ASSERT_EQ(std::atol(text.c_str() + p + 22), n) << "a hole in the markers kept";
+    EXPECT_EQ(n, kN);
 }
 
 // tracefs not mounted: mounted on /sys/kernel/tracing, as libtracefs does (in a private mount
@@ -115,4 +136,121 @@ TEST(TracefsCommands, ListAndStatPrintWhatTraceCmdPrints) {
         ASSERT_EQ(sh("trace-cmd " + cmd + " > " + dir + "/tc 2>/dev/null"), 0);
         EXPECT_EQ(read_file(dir + "/rs"), read_file(dir + "/tc"));
     }
+}
+
+namespace {
+
+size_t count_of(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = 0; (p = text.find(what, p)) != std::string::npos; p += what.size()) ++n;
+    return n;
+}
+
+}  // namespace
+
+// -s, -r and --no-filter, read back from inside COMMAND: with -s 1000 the readers splice the 3000
+// markers' full pages at once (without it they sleep until the buffer_percent watermark, half of
+// 4 MB); -r 10 runs each reader SCHED_FIFO 10; the readers' tids are in set_event_notrace_pid
+// unless --no-filter.
+TEST(RecordOptions, ReaderIntervalPriorityAndOwnThreads) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("recopt_s");
+    const Snapshot before = tracefs_snapshot(root);
+    const auto ncpu = static_cast<size_t>(::sysconf(_SC_NPROCESSORS_ONLN));
+    for (const bool knobs : {true, false}) {
+        SCOPED_TRACE(knobs ? "-s 1000 -r 10" : "--no-filter");
+        const std::string inst = unique_name("s");
+        const std::string in = root + "/instances/" + inst, out = dir + "/" + inst;
+        ASSERT_EQ(
+            sh("RINGSCOPE_JOURNAL_DIR=" + dir + "/j " + kRs + " record -B " + inst + " -b 4096 " +
+               (knobs ? "-s 1000 -r 10" : "--no-filter") +
+               " -e sched:sched_process_exit --compression none -o " + out + ".dat -- sh -c 'taskset -c 0 " +
+               MARKER_WRITER_BIN + " " + in + "/trace_marker 3000; sleep 0.5; stat -c %s " + out +
+               ".dat.cpu0 > " + out + ".size; cat " + in + "/set_event_notrace_pid > " + out +
+               ".notrace; for t in /proc/$PPID/task/*; do chrt -p ${t##*/}; done > " + out + ".chrt' > " +
+               out + ".log 2>&1"),
+            0)
+            << read_file(out + ".log");
+        const long spliced = std::atol(read_file(out + ".size").c_str());
+        const std::string notrace = read_file(out + ".notrace"), chrt = read_file(out + ".chrt");
+        if (knobs) {
+            EXPECT_GE(spliced, 16 * 4096);
+            EXPECT_EQ(count_of(notrace, "\n"), ncpu) << notrace;
+            EXPECT_EQ(count_of(chrt, "SCHED_FIFO"), ncpu) << chrt;
+            EXPECT_EQ(count_of(chrt, "scheduling priority: 10"), ncpu) << chrt;
+        } else {
+            EXPECT_EQ(spliced, 0);
+            EXPECT_EQ(notrace, "");
+            EXPECT_EQ(count_of(chrt, "SCHED_FIFO"), 0u) << chrt;
+        }
+        same_report_as_trace_cmd(out + ".dat");
+        EXPECT_EQ(count_of(read_file(out + ".dat.rs"), "tracing_mark_write"), 3000u);
+    }
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+}
+
+// -k leaves the set-up (the instance, its events, -d's nofunction-trace) and keeps the journal for
+// `reset --restore`; --date's own short-lived instance is journaled too (a kill while it exists
+// does not leave it), and is gone.
+TEST(RecordOptions, KeepLeavesTheSetUpAndDateInstanceIsJournaled) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("recopt_k");
+    const Snapshot before = tracefs_snapshot(root);
+    const std::string inst = unique_name("k");
+    const std::string in = root + "/instances/" + inst, env = "RINGSCOPE_JOURNAL_DIR=" + dir + "/j ";
+    ASSERT_EQ(sh(env + kRs + " record -k -B " + inst + " --date -d -e sched:sched_process_exit -o " + dir +
+                 "/k.dat -- true > " + dir + "/log 2>&1"),
+              0)
+        << read_file(dir + "/log");
+    EXPECT_TRUE(instance_exists(root, inst));
+    EXPECT_EQ(read_file(in + "/events/sched/sched_process_exit/enable"), "1\n");
+    EXPECT_EQ(read_file(in + "/options/function-trace"), "0\n");
+    sh("cat " + dir + "/j/started.* > " + dir + "/journal 2>/dev/null");
+    const std::string journal = read_file(dir + "/journal");
+    EXPECT_NE(journal.find("i\t" + root + "/instances/ringscope-date-"), std::string::npos) << journal;
+    EXPECT_NE(journal.find("i\t" + in + "\t"), std::string::npos) << journal;
+    EXPECT_EQ(sh("ls -d " + root + "/instances/ringscope-date-* > /dev/null 2>&1"), 2);
+    auto rd = io::TraceDatReader::open(dir + "/k.dat");
+    ASSERT_TRUE(rd) << rd.error().to_string();
+    EXPECT_TRUE(rd->options().date.has_value());
+    ASSERT_EQ(sh(env + kRs + " reset --restore 2> " + dir + "/restore.err"), 0)
+        << read_file(dir + "/restore.err");
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+}
+
+// -R: each trigger in the trigger file of the -e before it while recording, also for an event after
+// -v (the trigger without the event); all of them taken back at the end, and a trigger the kernel
+// refuses is one error naming the file, with nothing left changed.
+TEST(RecordOptions, TriggersAreSetWhileRecordingAndTakenBack) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("recopt_R");
+    const Snapshot before = tracefs_snapshot(root);
+    const std::string ev = root + "/events/sched/";
+    const std::string env = "RINGSCOPE_JOURNAL_DIR=" + dir + "/j ";
+    ASSERT_EQ(sh(env + kRs + " record -e sched:sched_process_exit -R 'stacktrace if common_pid>0'" +
+                 " -v -e sched:sched_process_fork -R traceon -R stacktrace:2 -o " + dir +
+                 "/r.dat -- sh -c 'cat " + ev + "sched_process_exit/trigger > " + dir + "/exit; cat " + ev +
+                 "sched_process_fork/trigger > " + dir + "/fork; cat " + ev + "sched_process_fork/enable > " +
+                 dir + "/fork.enable' > " + dir + "/log 2>&1"),
+              0)
+        << read_file(dir + "/log");
+    EXPECT_EQ(read_file(dir + "/exit"), "stacktrace:unlimited if common_pid>0\n");
+    const std::string fork = read_file(dir + "/fork");
+    EXPECT_NE(fork.find("traceon:unlimited\n"), std::string::npos) << fork;
+    EXPECT_NE(fork.find("stacktrace:count="), std::string::npos) << fork;
+    // Not enabled: "0*" is the kernel's "off, with triggers attached".
+    EXPECT_EQ(read_file(dir + "/fork.enable").substr(0, 1), "0");
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+    EXPECT_EQ(sh(env + kRs + " record -e sched:sched_process_exit -R traceon -R bogus -o " + dir +
+                 "/b.dat -- true > " + dir + "/bad 2>&1"),
+              1);
+    const std::string bad = read_file(dir + "/bad");
+    EXPECT_NE(bad.find(ev + "sched_process_exit/trigger: the kernel refused the trigger 'bogus'"),
+              std::string::npos)
+        << bad;
+    EXPECT_EQ(std::count(bad.begin(), bad.end(), '\n'), 1) << bad;
+    EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
 }

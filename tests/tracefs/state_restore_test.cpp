@@ -3,6 +3,7 @@
 // the top buffer with settings that change many of them, ends it with the signal, and compares.
 // After a SIGKILL the next tracefs command restores from the journal and says so.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/io/trace_dat_reader.hpp"
 #include "state_snapshot.hpp"
 #include "tracefs_test_util.hpp"
 
@@ -66,8 +68,8 @@ int wait_exit(pid_t pid) {
     return status;
 }
 
-// Settings that touch many files: events (one with a filter), size, clock, stacktrace, event-fork,
-// a pid filter and the CPU mask.
+// Settings that touch many files: events (one with a filter, one with a trigger), size, clock, stacktrace,
+// event-fork, a pid filter and the CPU mask.
 std::vector<std::string> busy_setup() {
     return {"-e",
             "sched:sched_switch",
@@ -75,6 +77,8 @@ std::vector<std::string> busy_setup() {
             "prev_pid>=0",
             "-e",
             "sched:sched_wakeup",
+            "-R",
+            "traceon",
             "-e",
             "irq",
             "-b",
@@ -194,6 +198,113 @@ TEST(StateRestore, AfterSigkillTheNextCommandRestoresFromTheJournal) {
         EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
         EXPECT_TRUE(subdirs(dir + "/journal").empty());
         sh("rm -f " + dir + "/k.dat*");
+    }
+}
+
+namespace {
+
+off_t file_size(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
+}
+
+// Until the file stops growing (the reader spliced every whole sub-buffer it will get).
+void wait_stable(const std::string& path) {
+    off_t last = -2;
+    for (int i = 0; i < 100; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        const off_t now = file_size(path);
+        if (now > 0 && now == last) return;
+        last = now;
+    }
+}
+
+}  // namespace
+
+// A record killed by SIGKILL leaves OUTPUT.head and OUTPUT.cpuN; the next tracefs command restores
+// the state from the journal and saves OUTPUT from them, each CPU up to its last whole sub-buffer.
+// `record --recover OUTPUT` does the same by hand (then the journal finds nothing left to save).
+TEST(StateRestore, AfterSigkillTheRecordedDataIsSaved) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("restore_kill_data");
+    const Snapshot before = tracefs_snapshot(root);
+    constexpr int kMarkers = 20000;
+    for (const bool by_hand : {false, true}) {
+        SCOPED_TRACE(by_hand ? "record --recover" : "the next command");
+        const std::string inst = unique_name("kill");
+        const std::string out = dir + (by_hand ? "/h.dat" : "/k.dat");
+        const pid_t pid = spawn(dir,
+                                {"record", "-B", inst, "-s", "1000", "-e", "sched:sched_process_exit",
+                                 "--compression", "none", "-o", out},
+                                "rec");
+        // An assertion that fails below must not leave the record running.
+        struct Interrupt {
+            pid_t pid;
+            ~Interrupt() {
+                if (::kill(pid, SIGINT) == 0) ::waitpid(pid, nullptr, 0);
+            }
+        } interrupt{pid};
+        const std::string in = root + "/instances/" + inst;
+        // A new instance starts with tracing on: its set-up is complete once the head exists (written
+        // with tracing off) and tracing is on again.
+        for (int i = 0; i < 300 && (file_size(out + ".head") < 0 || read_file(in + "/tracing_on") != "1\n");
+             ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        ASSERT_EQ(read_file(in + "/tracing_on"), "1\n") << read_file(dir + "/rec.err");
+        ASSERT_EQ(sh(std::string("taskset -c 0 ") + MARKER_WRITER_BIN + " " + in + "/trace_marker " +
+                     std::to_string(kMarkers) + " 2> " + dir + "/mw.err"),
+                  0)
+            << read_file(dir + "/mw.err") << read_file(in + "/tracing_on") << read_file(dir + "/rec.err");
+        wait_stable(out + ".cpu0");
+        if (by_hand) {
+            // Not while the record runs.
+            EXPECT_EQ(sh(kRs + " record --recover " + out + " 2> " + dir + "/early.err"), 1);
+            EXPECT_NE(read_file(dir + "/early.err").find("the recording is still running"), std::string::npos)
+                << read_file(dir + "/early.err");
+            EXPECT_EQ(file_size(out), -1);
+        }
+        ::kill(pid, SIGKILL);
+        wait_exit(pid);
+        const off_t spliced = file_size(out + ".cpu0");
+        ASSERT_GT(spliced, 0) << "nothing was spliced before the kill";
+        ASSERT_EQ(file_size(out), -1);
+        if (by_hand) {
+            ASSERT_EQ(sh(kRs + " record --recover " + out + " 2> " + dir + "/recover.err"), 0)
+                << read_file(dir + "/recover.err");
+        }
+        ASSERT_EQ(sh(journal_env(dir) + " " + kRs + " stat > /dev/null 2> " + dir + "/next.err"), 0);
+        const std::string err = read_file(dir + "/next.err");
+        EXPECT_NE(err.find("restored the tracing state left behind by ringscope pid " + std::to_string(pid)),
+                  std::string::npos)
+            << err;
+        const std::string saved =
+            "saved the trace of the record killed as pid " + std::to_string(pid) + ": " + out;
+        EXPECT_EQ(err.find(saved) != std::string::npos, !by_hand) << err;
+        EXPECT_EQ(snapshot_diff(before, tracefs_snapshot(root)), "");
+        EXPECT_TRUE(subdirs(dir + "/journal").empty());
+        for (const char* scratch : {".head", ".cpu0", ".cpu1", ".reserve"})
+            EXPECT_EQ(file_size(out + scratch), -1) << scratch;
+        expect_readable(out);
+        // CPU 0's data: every whole sub-buffer spliced before the kill.
+        auto rd = io::TraceDatReader::open(out);
+        ASSERT_TRUE(rd) << rd.error().to_string();
+        const auto idx = rd->buffer_index(inst);
+        ASSERT_TRUE(idx);
+        const io::BufferInfo& buf = rd->buffers()[*idx];
+        ASSERT_FALSE(buf.cpus.empty());
+        EXPECT_EQ(buf.cpus[0].cpu, 0u);
+        EXPECT_EQ(buf.cpus[0].size, static_cast<uint64_t>(spliced) / buf.page_size * buf.page_size);
+        // The markers in it: n=0 .. n=K-1, none missing.
+        const std::string text = read_file(out + ".txt");
+        int k = 0;
+        for (size_t p = 0; (p = text.find("tracing_mark_write: n=", p)) != std::string::npos; ++k) {
+            p += 22;
+            ASSERT_EQ(text.compare(p, std::to_string(k).size() + 1, std::to_string(k) + "\n"), 0)
+                << "marker " << k << " missing";
+        }
+        EXPECT_GT(k, 0);
+        EXPECT_LE(k, kMarkers);
     }
 }
 

@@ -1,5 +1,5 @@
 // A snapshot of every tracefs file a capture may write (top buffer settings, options, every
-// event's enable and filter, the instances), to compare before and after a command.
+// event's enable, filter and trigger, the instances), to compare before and after a command.
 #pragma once
 
 #include <dirent.h>
@@ -58,6 +58,7 @@ inline Snapshot tracefs_snapshot(const std::string& root) {
         for (const auto& ev : subdirs(root + "/events/" + sys)) {
             add("events/" + sys + "/" + ev + "/enable");
             add("events/" + sys + "/" + ev + "/filter");
+            add("events/" + sys + "/" + ev + "/trigger");
         }
     std::string inst;
     for (const auto& n : subdirs(root + "/instances")) inst += n + "\n";

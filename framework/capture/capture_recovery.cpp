@@ -1,0 +1,74 @@
+#include "framework/capture/capture_recovery.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <ringscope/tracefs.hpp>
+
+#include "framework/io/trace_dat_reader.hpp"
+
+namespace ringscope::capture {
+
+std::string capture_head_path(const std::string& output) {
+    return output + ".head";
+}
+
+Status write_capture_head(AssembleSpec spec, io::TraceMetadata metadata) {
+    spec.layout_only = true;
+    spec.release_copied = false;
+    spec.output = capture_head_path(spec.output);
+    return assemble_trace_dat(spec, std::move(metadata));
+}
+
+Expected<RecoveredCapture> recover_capture(const std::string& output) {
+    const std::string head = capture_head_path(output);
+    struct stat st {};
+    if (::stat(head.c_str(), &st) != 0)
+        return Error(Errc::not_found, std::string("no unfinished recording: ") + std::strerror(errno))
+            .in_file(head);
+    // The recorder holds it while it runs: its files are not ours to assemble (or remove).
+    const int lock = ::open(head.c_str(), O_RDONLY | O_CLOEXEC);
+    if (lock < 0) return Error(Errc::io, std::string("cannot open: ") + std::strerror(errno)).in_file(head);
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{lock};
+    if (::flock(lock, LOCK_EX | LOCK_NB) != 0)
+        return Error(Errc::invalid_argument, "the recording is still running (its process holds this file)")
+            .in_file(head);
+    auto rd = io::TraceDatReader::open(head);
+    if (!rd) return std::move(rd).error();
+    // The head's layout is assemble_trace_dat's: the top buffer with the CPUs, or an empty top
+    // buffer and then the instance.
+    const auto& bufs = rd->buffers();
+    const io::BufferInfo& data = bufs.size() > 1 ? bufs[1] : bufs[0];
+    AssembleSpec spec = capture_spec(output, rd->compression(), data.name, data.clock, data.page_size, {});
+    RecoveredCapture res;
+    for (const auto& c : data.cpus) {
+        CpuDataFile f{static_cast<int>(c.cpu), output + ".cpu" + std::to_string(c.cpu)};
+        struct stat cs {};
+        if (::stat(f.path.c_str(), &cs) != 0)
+            return Error(Errc::io,
+                         std::string("the recording's CPU data is missing: ") + std::strerror(errno))
+                .in_file(f.path);
+        res.bytes += static_cast<uint64_t>(cs.st_size) / data.page_size * data.page_size;
+        spec.cpus.push_back(std::move(f));
+    }
+    res.cpus = spec.cpus.size();
+    io::TraceMetadata meta = rd->metadata();
+    // The comms known now (the head was written before the recording ran).
+    if (auto root = tracefs::find_tracefs(false))
+        if (auto c = tracefs::read_saved_cmdlines(*root)) meta.saved_cmdlines = std::move(*c);
+    if (Status st = assemble_trace_dat(spec, std::move(meta)); !st) return std::move(st).error();
+    for (const auto& f : spec.cpus) ::unlink(f.path.c_str());
+    ::unlink((output + ".reserve").c_str());
+    ::unlink(head.c_str());
+    return res;
+}
+
+}  // namespace ringscope::capture
