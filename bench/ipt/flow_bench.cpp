@@ -5,7 +5,7 @@
 // instruction at a time); every decoder must agree on the instruction count, events, errors and
 // a hash of every jump in control's path, or the line says RESULTS DIFFER.
 //   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--only ours|block|insn|ours-insn]
-//                  [--write PREFIX]   (PREFIX.pt and PREFIX.bin, the code at 0x400000)
+//                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -147,6 +147,15 @@ int main(int argc, char** argv) {
         prefix = std::string(tmp) + "/s";
     }
     const std::string code_path = prefix + ".bin", pt_path = prefix + ".pt";
+    if (!write.empty()) {
+        // The functions' names, for `ipt calls|profile --kallsyms`.
+        std::FILE* f = std::fopen((prefix + ".kallsyms").c_str(), "w");
+        if (!f) return 1;
+        for (size_t k = 0; k < program.function_start.size(); ++k)
+            std::fprintf(f, "%016" PRIx64 " T %s\n", program.function_start[k],
+                         program.function_name[k].c_str());
+        std::fclose(f);
+    }
     for (auto [path, bytes] : {std::pair{code_path, &program.code}, std::pair{pt_path, &trace.pt}}) {
         std::FILE* f = std::fopen(path.c_str(), "wb");
         if (!f || std::fwrite(bytes->data(), 1, bytes->size(), f) != bytes->size() || std::fclose(f)) {

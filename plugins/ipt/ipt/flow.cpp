@@ -376,27 +376,8 @@ int value_option(const std::string& a, const std::string& v, FlowOptions& o, Inp
         // FILE[:FROM[-TO]] reads like a raw section without the address.
         if (Image::parse_raw(v + ":0", path, in.pt_offset, in.pt_size, addr).ok()) in.pt = path;
         in.have_pt = true;
-    } else if (a == "--raw") {
-        std::string path;
-        uint64_t off = 0, size = 0, addr = 0;
-        Status s = Image::parse_raw(v, path, off, size, addr);
-        if (!s) return bad("section");
-        s = in.image.add_raw(path, off, size, addr);
-        if (!s) {
-            std::fprintf(err, "ringscope ipt flow: %s\n", s.error().to_string().c_str());
-            return 1;
-        }
-    } else if (a == "--elf") {
-        std::string path = v;
-        uint64_t base = 0;
-        size_t colon = v.rfind(':');
-        bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
-        if (have_base) path = v.substr(0, colon);
-        Status s = in.image.add_elf(path, have_base, base);
-        if (!s) {
-            std::fprintf(err, "ringscope ipt flow: %s\n", s.error().to_string().c_str());
-            return 1;
-        }
+    } else if (int rc = image_option("ringscope ipt flow", a, v, in.image, err); rc >= 0) {
+        return rc;
     } else if (a == "--cpu") {
         if (v == "none") {
             o.config.cpu = Cpu{};
@@ -500,6 +481,33 @@ void usage(std::FILE* f) {
 }
 
 }  // namespace
+
+int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err) {
+    Status s;
+    if (a == "--raw") {
+        std::string path;
+        uint64_t off = 0, size = 0, addr = 0;
+        if (!Image::parse_raw(v, path, off, size, addr)) {
+            std::fprintf(err, "%s: %s: bad section: %s\n", prog, a.c_str(), v.c_str());
+            return 2;
+        }
+        s = image.add_raw(path, off, size, addr);
+    } else if (a == "--elf") {
+        std::string path = v;
+        uint64_t base = 0;
+        size_t colon = v.rfind(':');
+        bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
+        if (have_base) path = v.substr(0, colon);
+        s = image.add_elf(path, have_base, base);
+    } else {
+        return -1;
+    }
+    if (!s) {
+        std::fprintf(err, "%s: %s\n", prog, s.error().to_string().c_str());
+        return 1;
+    }
+    return 0;
+}
 
 int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     FlowOptions o;

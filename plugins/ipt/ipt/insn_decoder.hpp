@@ -89,6 +89,8 @@ class InsnDecoder {
     // query each), direct jumps and direct calls: up to kMaxWalk runs of the block cache.
     int next_path(InsnPath& path) noexcept;
     const BlockCache& block_cache() const noexcept { return cache_; }
+    // The time the last query reported (libipt's pt_insn_time without the lost counts).
+    int time(uint64_t& tsc) const noexcept { return query_.time(tsc, nullptr, nullptr); }
     int get_offset(uint64_t& offset) const noexcept { return query_.get_offset(offset); }
     int get_sync_offset(uint64_t& offset) const noexcept { return query_.get_sync_offset(offset); }
 
