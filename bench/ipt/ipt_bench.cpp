@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_clock.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/event_builder.hpp"
 #include "ipt/event_sequence.hpp"
@@ -47,21 +48,8 @@ struct Result {
     uint64_t check = 0;  // a checksum both decoders must agree on
 };
 
-double cpu_seconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-template <class F>
-Result run_once(F&& f) {
-    auto w0 = std::chrono::steady_clock::now();
-    double t0 = cpu_seconds();
-    Result r = f();
-    r.seconds = cpu_seconds() - t0;
-    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-    return r;
-}
+using ringscope::ipt::bench::cpu_seconds;
+using ringscope::ipt::bench::run_once;
 
 Result median(std::vector<Result> runs) {
     std::sort(runs.begin(), runs.end(),

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "ipt/calls.hpp"
 #include "ipt/flow.hpp"
 #include "ipt/packet_summary.hpp"
 #include "ipt/ptdump.hpp"
@@ -16,6 +17,11 @@ void usage(std::FILE* f) {
         "usage: ringscope ipt dump [PTDUMP-OPTIONS] [-j N] FILE.pt[:FROM[-TO]]\n"
         "       ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n"
         "       ringscope ipt flow [PTXED-OPTIONS] --raw FILE[:OFF[-END]]:ADDR|--elf FILE[:BASE]... FILE.pt\n"
+        "       ringscope ipt calls [--time] [--kallsyms FILE] --raw FILE[:OFF[-END]]:ADDR|--elf "
+        "FILE[:BASE]... "
+        "FILE.pt\n"
+        "       ringscope ipt profile [--folded] [--kallsyms FILE] --raw FILE[:OFF[-END]]:ADDR|--elf "
+        "FILE[:BASE]... FILE.pt\n"
         "       ringscope ipt summary [--format F] [--partial OUT.json] [-j N] FILE.pt... (or --merge "
         "PARTIAL.json...)\n",
         f);
@@ -57,6 +63,8 @@ int run_command(const std::vector<std::string>& args, std::FILE* out, std::FILE*
     if (args[0] == "dump") return ptdump_main(rest, out, err);
     if (args[0] == "sync") return sync_main(rest, out, err);
     if (args[0] == "flow") return flow_main(rest, out, err);
+    if (args[0] == "calls") return calls_main(rest, out, err);
+    if (args[0] == "profile") return profile_main(rest, out, err);
     if (args[0] == "summary") return summary_main(rest, out, err);
     if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
         usage(out);

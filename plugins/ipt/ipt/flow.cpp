@@ -25,6 +25,7 @@ struct FlowOptions {
     bool stats = false;
     unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
     bool bad_cpu = false;
+    std::FILE* out = nullptr;
 };
 
 // decode_segment's answer for code that runs on without reading trace (no libipt error code).
@@ -128,6 +129,16 @@ void print_event(std::FILE* out, const QueryEvent& ev, const FlowOptions& o) {
 }
 
 void print_insn(std::FILE* out, const Insn& insn, const FlowOptions& o) {
+    if (o.no_inst && !o.raw_insn) {
+        // The common case by hand: printf's parsing was most of --no-inst's time.
+        char line[24];
+        char* p = line;
+        if (insn.speculative) *p++ = '?', *p++ = ' ';
+        for (int shift = 60; shift >= 0; shift -= 4) *p++ = "0123456789abcdef"[(insn.ip >> shift) & 0xf];
+        *p++ = '\n';
+        fwrite_unlocked(line, 1, static_cast<size_t>(p - line), out);
+        return;
+    }
     std::fprintf(out, "%s%016" PRIx64, insn.speculative ? "? " : "", insn.ip);
     if (o.raw_insn) {
         for (int i = 0; i < 15; ++i) {
@@ -203,44 +214,120 @@ int drain_events(std::FILE* out, InsnDecoder& d, int status, const FlowOptions& 
 // This many instructions without a byte of trace read ends the stretch with an error.
 constexpr uint64_t kMaxInsnWithoutTrace = uint64_t{1} << 22;
 
-// One synchronized stretch: instructions and events until an error or the end.
-int decode_segment(std::FILE* out, InsnDecoder& d, int status, const FlowOptions& o, Stats& stats,
-                   Insn& insn) {
+// The instructions of a path in order: f(ip, size, last of its run, the run's last class, direct).
+template <class F>
+void each_insn(const InsnDecoder& d, const InsnPath& p, F&& f) {
+    auto run = [&](uint64_t ip, uint32_t n, const uint8_t* sizes, InsnClass end_class, bool end_direct) {
+        for (uint32_t k = 0; k < n; ++k) {
+            f(ip, sizes[k], k + 1 == n, end_class, end_direct);
+            ip += sizes[k];
+        }
+    };
+    if (!p.nruns) {
+        run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class, p.single.end_direct);
+        return;
+    }
+    const BlockCache& cache = d.block_cache();
+    for (uint32_t r = 0; r < p.nruns; ++r) {
+        const CachedRun& c = cache.at(p.runs[r]);
+        run(c.ip, c.ninsn, cache.sizes(c), c.last.iclass, c.last.is_direct);
+    }
+}
+
+struct Segment {
+    InsnDecoder& d;
+    const Image& image;
+    const FlowOptions& o;
+    Stats& stats;
+    Insn& insn;  // the last instruction, for the error's report
     bool block_open = false;
+};
+
+// Counts (and unless --quiet prints) the instructions of a path, as ptxed does one at a time.
+void take_path(Segment& s, const InsnPath& p, uint64_t offset) {
+    const bool show = !s.o.quiet || s.o.check;
+    // The bytes and each instruction's own class: for the disassembly, --raw-insn and --check.
+    const bool bytes = !s.o.no_inst || s.o.raw_insn || s.o.check;
+    const ExecMode mode = p.nruns ? p.mode : p.single.mode;
+    const bool speculative = p.nruns ? p.speculative : p.single.speculative;
+    each_insn(s.d, p, [&](uint64_t ip, uint8_t size, bool last, InsnClass end_class, bool end_direct) {
+        if (!s.block_open) {
+            ++s.stats.blocks;
+            if (s.o.block && s.o.show_blocks && !s.o.quiet) std::fputs("[block]\n", s.o.out);
+            s.block_open = true;
+        }
+        ++s.stats.insn;
+        Insn& insn = s.insn;
+        insn.ip = ip;
+        insn.size = size;
+        insn.mode = mode;
+        insn.speculative = speculative;
+        insn.iclass = last ? end_class : InsnClass::other;
+        if (show) {
+            if (bytes) {
+                s.image.read(ip, insn.raw, sizeof insn.raw, &insn.isid);
+                DecodedInsn iext;
+                // A run keeps only its last instruction's class; the others are plain or PTWRITE.
+                if (!last && decode_insn(iext, insn.raw, size, mode) == 0) insn.iclass = iext.iclass;
+            }
+            if (!s.o.quiet) print_insn(s.o.out, insn, s.o);
+            if (s.o.check) check_insn(s.o.out, insn, offset);
+        }
+        const bool direct = last ? end_direct : false;
+        if (ends_block(insn, s.o, direct)) s.block_open = false;
+    });
+}
+
+// One synchronized stretch: instructions and events until an error or the end.
+int decode_segment(Segment& s, int status) {
+    std::FILE* out = s.o.out;
     uint64_t last_offset = ~uint64_t{0}, same_offset = 0;
     for (;;) {
-        status = drain_events(out, d, status, o, block_open);
+        status = drain_events(out, s.d, status, s.o, s.block_open);
         if (status < 0) return status;
         if (status & pts_eos) {
-            if (!(status & pts_ip_suppressed) && !o.quiet) std::fputs("[end of trace]\n", out);
+            if (!(status & pts_ip_suppressed) && !s.o.quiet) std::fputs("[end of trace]\n", out);
             return -pte_eos;
         }
         uint64_t offset = 0;
-        d.get_offset(offset);
+        s.d.get_offset(offset);
         if (offset != last_offset) {
             last_offset = offset;
             same_offset = 0;
-        } else if (++same_offset > kMaxInsnWithoutTrace) {
+        } else if (same_offset > kMaxInsnWithoutTrace) {
             return kNoTraceProgress;
         }
-        status = d.next(insn);
-        if (insn.iclass == InsnClass::error) return status < 0 ? status : -pte_internal;
-        if (!block_open) {
-            ++stats.blocks;
-            if (o.block && o.show_blocks && !o.quiet) std::fputs("[block]\n", out);
-            block_open = true;
+        InsnPath p;
+        Insn one;  // p.single's instruction when it is taken here
+        // Near the limit one instruction at a time, so that it stops where ptxed's count would.
+        if (same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun < kMaxInsnWithoutTrace) {
+            status = s.d.next_path(p);
+        } else {
+            status = s.d.next(one);
+            p.single.ip = one.ip;
+            if (one.iclass != InsnClass::error) run_of_insn(p.single, one);
+            p.ninsn = p.single.ninsn;
         }
-        ++stats.insn;
-        if (!o.quiet) print_insn(out, insn, o);
-        if (o.check) check_insn(out, insn, offset);
-        DecodedInsn iext;
-        const bool direct = decode_insn(iext, insn.raw, insn.size, insn.mode) == 0 && iext.is_direct;
-        if (ends_block(insn, o, direct)) block_open = false;
+        if (!p.ninsn) {
+            // With tracing disabled next() leaves its instruction as it was: ptxed takes the one
+            // before again.
+            if ((status != -pte_no_enable && status != -pte_eos) || s.insn.iclass == InsnClass::error) {
+                s.insn = Insn{};
+                s.insn.ip = p.single.ip;
+                return status < 0 ? status : -pte_internal;
+            }
+            one = s.insn;
+            s.image.read(one.ip, one.raw, sizeof one.raw, &one.isid);
+            run_of_insn(p.single, one);
+            p.ninsn = 1;
+        }
+        same_offset += p.ninsn;
+        take_path(s, p, offset);
         if (status < 0) return status;
     }
 }
 
-void decode(std::FILE* out, InsnDecoder& d, const FlowOptions& o, Stats& stats) {
+void decode(std::FILE* out, InsnDecoder& d, const Image& image, const FlowOptions& o, Stats& stats) {
     uint64_t sync = 0;
     for (;;) {
         Insn insn;
@@ -254,7 +341,8 @@ void decode(std::FILE* out, InsnDecoder& d, const FlowOptions& o, Stats& stats) 
             sync = now;
             continue;
         }
-        status = decode_segment(out, d, status, o, stats, insn);
+        Segment segment{d, image, o, stats, insn};
+        status = decode_segment(segment, status);
         if (status == -pte_eos) break;
         if (status == kNoTraceProgress) {
             uint64_t offset = 0;
@@ -288,27 +376,8 @@ int value_option(const std::string& a, const std::string& v, FlowOptions& o, Inp
         // FILE[:FROM[-TO]] reads like a raw section without the address.
         if (Image::parse_raw(v + ":0", path, in.pt_offset, in.pt_size, addr).ok()) in.pt = path;
         in.have_pt = true;
-    } else if (a == "--raw") {
-        std::string path;
-        uint64_t off = 0, size = 0, addr = 0;
-        Status s = Image::parse_raw(v, path, off, size, addr);
-        if (!s) return bad("section");
-        s = in.image.add_raw(path, off, size, addr);
-        if (!s) {
-            std::fprintf(err, "ringscope ipt flow: %s\n", s.error().to_string().c_str());
-            return 1;
-        }
-    } else if (a == "--elf") {
-        std::string path = v;
-        uint64_t base = 0;
-        size_t colon = v.rfind(':');
-        bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
-        if (have_base) path = v.substr(0, colon);
-        Status s = in.image.add_elf(path, have_base, base);
-        if (!s) {
-            std::fprintf(err, "ringscope ipt flow: %s\n", s.error().to_string().c_str());
-            return 1;
-        }
+    } else if (int rc = image_option("ringscope ipt flow", a, v, in.image, err); rc >= 0) {
+        return rc;
     } else if (a == "--cpu") {
         if (v == "none") {
             o.config.cpu = Cpu{};
@@ -413,6 +482,33 @@ void usage(std::FILE* f) {
 
 }  // namespace
 
+int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err) {
+    Status s;
+    if (a == "--raw") {
+        std::string path;
+        uint64_t off = 0, size = 0, addr = 0;
+        if (!Image::parse_raw(v, path, off, size, addr)) {
+            std::fprintf(err, "%s: %s: bad section: %s\n", prog, a.c_str(), v.c_str());
+            return 2;
+        }
+        s = image.add_raw(path, off, size, addr);
+    } else if (a == "--elf") {
+        std::string path = v;
+        uint64_t base = 0;
+        size_t colon = v.rfind(':');
+        bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
+        if (have_base) path = v.substr(0, colon);
+        s = image.add_elf(path, have_base, base);
+    } else {
+        return -1;
+    }
+    if (!s) {
+        std::fprintf(err, "%s: %s\n", prog, s.error().to_string().c_str());
+        return 1;
+    }
+    return 0;
+}
+
 int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     FlowOptions o;
     Inputs in;
@@ -452,7 +548,8 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     if (o.bad_cpu) std::fprintf(out, "[0, 0: config error: %s]\n", pt_error_string(-pte_bad_cpu));
     InsnDecoder decoder(o.config, in.image, o.filter);
     Stats stats;
-    decode(out, decoder, o, stats);
+    o.out = out;
+    decode(out, decoder, in.image, o, stats);
     if (o.stats) {
         const unsigned flags = o.stat_flags ? o.stat_flags : 3u;
         if (flags & 1) std::fprintf(out, "insn: %" PRIu64 ".\n", stats.insn);

@@ -49,13 +49,52 @@ bool decode_newer(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mod
     return false;
 }
 
+// FF /7 is reserved: Zydis rejects it, libipt's length decoder takes it as a plain instruction
+// (its length from the ModRM byte). Code reached through broken trace runs into it (the bytes of a
+// negative displacement, FF FF). True when bytes start with one; out gets its length.
+bool decode_ff7(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
+    size_t i = 0;
+    bool addr16 = mode == em_16bit;
+    for (; i < n && i < 14; ++i) {
+        const uint8_t b = bytes[i];
+        if (b == 0x67) {
+            addr16 = mode == em_32bit;
+        } else if (b == 0x66 || b == 0xf2 || b == 0xf3 || b == 0xf0 || b == 0x2e || b == 0x36 || b == 0x3e ||
+                   b == 0x26 || b == 0x64 || b == 0x65) {
+            continue;
+        } else if (mode != em_64bit || (b & 0xf0) != 0x40) {  // REX prefixes are skipped
+            break;
+        }
+    }
+    if (i + 1 >= n || bytes[i] != 0xff || ((bytes[i + 1] >> 3) & 7) != 7) return false;
+    const uint8_t modrm = bytes[i + 1], mod = modrm >> 6, rm = modrm & 7;
+    size_t size = i + 2;
+    if (mod != 3) {
+        if (addr16) {
+            size += mod == 1 ? 1 : mod == 2 ? 2 : rm == 6 ? 2 : 0;
+        } else {
+            if (rm == 4) {
+                if (size >= n) return false;
+                const uint8_t base = bytes[size] & 7;
+                ++size;
+                if (mod == 0 && base == 5) size += 4;
+            }
+            size += mod == 1 ? 1 : mod == 2 ? 4 : (rm == 5 ? 4 : 0);
+        }
+    }
+    if (size > n || size > 15) return false;
+    out.size = static_cast<uint8_t>(size);
+    out.iclass = InsnClass::other;
+    return true;
+}
+
 }  // namespace
 
 int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
     ZydisDecodedInstruction zi;
     out = DecodedInsn{};
     if (decode_newer(out, bytes, n, mode)) return 0;
-    if (!zydis_decode(zi, bytes, n, mode)) return -pte_bad_insn;
+    if (!zydis_decode(zi, bytes, n, mode)) return decode_ff7(out, bytes, n, mode) ? 0 : -pte_bad_insn;
     out.size = zi.length;
     out.iclass = InsnClass::other;
     const bool relative = zi.raw.imm[0].is_relative;

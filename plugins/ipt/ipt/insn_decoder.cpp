@@ -441,4 +441,157 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
     return check_ip_event(nullptr, nullptr);
 }
 
+void run_of_insn(InsnRun& run, const Insn& insn) noexcept {
+    run.ip = run.end_ip = insn.ip;
+    run.ninsn = 1;
+    run.sizes = &insn.size;
+    run.end_class = insn.iclass;
+    DecodedInsn iext;
+    run.end_direct = decode_insn(iext, insn.raw, insn.size, insn.mode) == 0 && iext.is_direct;
+    run.mode = insn.mode;
+    run.speculative = insn.speculative;
+}
+
+int InsnDecoder::next_block(InsnRun& run) noexcept {
+    run.ninsn = 0;
+    // Events bind to instructions and IPs: one instruction at a time while one is pending.
+    if (!enabled_ || process_event_ || process_insn_ || (status_ & pts_event_pending)) {
+        link_run_ = 0;
+        one_ = Insn{};
+        const int status = next(one_);
+        // With no instruction, where it was looked for (for the error's report).
+        run.ip = run.end_ip = one_.ip;
+        if (one_.iclass != InsnClass::error) run_of_insn(run, one_);
+        return status;
+    }
+    uint32_t index = 0;
+    if (link_run_ && link_generation_ == cache_.generation()) {
+        index = cache_.at(link_run_).next[link_slot_];
+        if (index && (cache_.at(index).ip != ip_ || cache_.at(index).mode != mode_)) index = 0;
+    }
+    if (!index) {
+        // Nothing decodes here: next() reports it.
+        if (!cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &index)) {
+            link_run_ = 0;
+            Insn insn;
+            const int status = next(insn);
+            run.ip = run.end_ip = insn.ip;
+            return status;
+        }
+        if (link_run_ && link_generation_ == cache_.generation())
+            cache_.at(link_run_).next[link_slot_] = index;
+    }
+    const CachedRun& c = cache_.at(index);
+    run.ip = c.ip;
+    run.end_ip = c.end_ip;
+    run.ninsn = c.ninsn;
+    run.sizes = cache_.sizes(c);
+    run.end_class = c.last.iclass;
+    run.end_direct = c.last.is_direct;
+    run.mode = mode_;
+    run.speculative = speculative_;
+    link_run_ = index;
+    link_generation_ = cache_.generation();
+    if (!c.ends_in_branch) {
+        link_slot_ = 0;
+        ip_ = c.end_ip + c.last.size;
+        return status_flags(0);
+    }
+    Insn last;
+    last.ip = ip_ = c.end_ip;
+    last.size = c.last.size;
+    const DecodedInsn iext = c.last;
+    const int status = proceed(last, iext);
+    // A branch not taken falls through; anything else goes elsewhere.
+    link_slot_ = ip_ == last.ip + last.size ? 0 : 1;
+    if (status < 0) return status;
+    return check_ip_event(&last, &iext);
+}
+
+int InsnDecoder::next_path(InsnPath& path) noexcept {
+    path.nruns = 0;
+    if (!enabled_ || process_event_ || process_insn_ || (status_ & pts_event_pending)) {
+        const int status = next_block(path.single);
+        path.ninsn = path.single.ninsn;
+        return status;
+    }
+    uint32_t index = 0;
+    if (link_run_ && link_generation_ == cache_.generation()) {
+        index = cache_.at(link_run_).next[link_slot_];
+        if (index && (cache_.at(index).ip != ip_ || cache_.at(index).mode != mode_)) index = 0;
+    }
+    if (!index && !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &index)) index = 0;
+    uint64_t bits = 0, ninsn = 0;
+    unsigned n = query_.peek_bits(63, bits), used = 0, count = 0;
+    int slot = 0, status = 0;
+    while (index && count < kMaxWalk) {
+        const CachedRun& run = cache_.at(index);
+        if (!run.ends_in_branch) break;
+        const DecodedInsn last = run.last;
+        const uint64_t after = run.end_ip + last.size;
+        const bool bit = used < n && ((bits >> (n - 1 - used)) & 1);
+        walk_[count++] = index;
+        ninsn += run.ninsn;
+        if (last.iclass == InsnClass::cond_jump && used < n) {
+            // The trace's answer is at hand: no query.
+            ++used;
+            ip_ = bit ? after + static_cast<uint64_t>(static_cast<int64_t>(last.displacement)) : after;
+        } else if (last.iclass == InsnClass::ret && bit && retstack_.pop(ip_) == 0) {
+            ++used;  // a compressed return
+        } else if ((last.iclass == InsnClass::jump || last.iclass == InsnClass::call) && last.is_direct) {
+            // A call to the next instruction (position-independent code) does not return.
+            if (last.iclass == InsnClass::call && last.displacement) retstack_.push(after);
+            ip_ = after + static_cast<uint64_t>(static_cast<int64_t>(last.displacement));
+        } else {
+            // Anything else as next() takes it, from the trace's state as it stands.
+            if (used) {
+                query_.skip_bits(used);
+                status_ = 0;
+                used = 0;
+            }
+            Insn insn;
+            insn.ip = ip_ = run.end_ip;
+            insn.size = last.size;
+            status = proceed(insn, last);
+            if (status < 0) break;
+            n = query_.peek_bits(63, bits);
+            // An event or the end: checked at this instruction, as next() does.
+            if (status_ & (pts_event_pending | pts_eos)) break;
+        }
+        slot = ip_ == after ? 0 : 1;
+        uint32_t next = cache_.at(index).next[slot];
+        if (!next || cache_.at(next).ip != ip_ || cache_.at(next).mode != mode_) {
+            // A cache that starts again would take the runs walked with it: stop before.
+            if (cache_.full() || !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &next)) break;
+            cache_.at(index).next[slot] = next;
+        }
+        index = next;
+    }
+    if (!count) {
+        status = next_block(path.single);
+        path.ninsn = path.single.ninsn;
+        return status;
+    }
+    if (used) {
+        query_.skip_bits(used);
+        // As cond_branch answers while bits are left.
+        status_ = 0;
+    }
+    // Where the walk stopped: the next call starts there without a lookup.
+    link_run_ = walk_[count - 1];
+    link_slot_ = ip_ == cache_.at(link_run_).end_ip + cache_.at(link_run_).last.size ? 0 : 1;
+    link_generation_ = cache_.generation();
+    path.ninsn = ninsn;
+    path.nruns = count;
+    path.runs = walk_;
+    path.mode = mode_;
+    path.speculative = speculative_;
+    if (status < 0) return status;
+    Insn insn;
+    insn.ip = cache_.at(link_run_).end_ip;
+    const DecodedInsn iext = cache_.at(link_run_).last;
+    insn.size = iext.size;
+    return check_ip_event(&insn, &iext);
+}
+
 }  // namespace ringscope::ipt

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "ipt/block_cache.hpp"
 #include "ipt/config.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_class.hpp"
@@ -45,6 +46,32 @@ class RetStack {
     int top_ = 0, bottom_ = 0;
 };
 
+// Instructions in sequence, taken at once (InsnDecoder::next_block): the first one's address, the
+// last one's, how many and each one's length.
+struct InsnRun {
+    uint64_t ip = 0, end_ip = 0;
+    uint32_t ninsn = 0;
+    const uint8_t* sizes = nullptr;  // ninsn lengths, valid until the decoder's next call
+    InsnClass end_class = InsnClass::error;
+    bool end_direct = false;  // the last instruction is a direct branch
+    ExecMode mode = em_unknown;
+    bool speculative = false;
+};
+
+// run as the one instruction insn (run.sizes points into insn, which must outlive its use).
+void run_of_insn(InsnRun& run, const Insn& insn) noexcept;
+
+// Runs taken at once (InsnDecoder::next_path): the block cache's runs (indexes for
+// BlockCache::at), or when there are none, one run as next_block gives it.
+struct InsnPath {
+    uint64_t ninsn = 0;
+    uint32_t nruns = 0;
+    const uint32_t* runs = nullptr;  // valid until the decoder's next call
+    ExecMode mode = em_unknown;      // of the runs
+    bool speculative = false;
+    InsnRun single;  // its ip: where an instruction was looked for when there is none
+};
+
 class InsnDecoder {
   public:
     InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter = {});
@@ -53,6 +80,17 @@ class InsnDecoder {
     // The next instruction; on error insn holds what was decoded (iclass error when nothing).
     int next(Insn& insn) noexcept;
     int event(QueryEvent& ev) noexcept;
+    // Like next(), several instructions at once: those up to the next one the trace decides
+    // (from the block cache), or one where an event is pending. The same instructions, events
+    // and statuses as calls of next() give, in the same order; on error the run holds the
+    // instructions before it and the one next() would have returned with it.
+    int next_block(InsnRun& run) noexcept;
+    // Like next_block, on through conditional branches whose TNT bits are at hand (without a
+    // query each), direct jumps and direct calls: up to kMaxWalk runs of the block cache.
+    int next_path(InsnPath& path) noexcept;
+    const BlockCache& block_cache() const noexcept { return cache_; }
+    // The time the last query reported (libipt's pt_insn_time without the lost counts).
+    int time(uint64_t& tsc) const noexcept { return query_.time(tsc, nullptr, nullptr); }
     int get_offset(uint64_t& offset) const noexcept { return query_.get_offset(offset); }
     int get_sync_offset(uint64_t& offset) const noexcept { return query_.get_sync_offset(offset); }
 
@@ -92,6 +130,17 @@ class InsnDecoder {
     Insn insn_;
     DecodedInsn iext_;
     RetStack retstack_;
+    BlockCache cache_;
+    // The run just taken and which of its successors follows (see CachedRun::next).
+    uint32_t link_run_ = 0, link_generation_ = 0;
+    int link_slot_ = 0;
+    Insn one_;  // next_block's run of one instruction
+
+  public:
+    static constexpr unsigned kMaxWalk = 64;
+
+  private:
+    uint32_t walk_[kMaxWalk] = {};
 };
 
 }  // namespace ringscope::ipt

@@ -297,6 +297,18 @@ class QueryDecoder {
         }
         return call([&](QueryCore& c) { return c.cond_branch(taken); });
     }
+    // The cached bits cond_branch answers without reading the trace, all but the last (whose
+    // answer carries the status of what follows): how many (up to max) and their values, the
+    // oldest the highest (max below 64). skip_bits(n) answers n of them at once (n no more than
+    // peek_bits gave).
+    unsigned peek_bits(unsigned max, uint64_t& bits) const noexcept {
+        if (index_ < 2) return 0;
+        const unsigned left = static_cast<unsigned>(__builtin_ctzll(index_));
+        const unsigned n = left < max ? left : max;
+        bits = (tnt_ >> (left + 1 - n)) & ((uint64_t{1} << n) - 1);
+        return n;
+    }
+    void skip_bits(unsigned n) noexcept { index_ >>= n; }
     int indirect_branch(uint64_t& ip) noexcept {
         return call([&](QueryCore& c) { return c.indirect_branch(ip); });
     }

@@ -1,0 +1,225 @@
+// ipt_flow_bench: the instruction flow (`ipt flow`'s decoder) against libipt 2.0.5's block and
+// instruction decoders (bench/reference/flow_libipt.c) on the same stream and code, in the same
+// process. The stream is a trace of a made-up program (flow_program.hpp). Ours runs as
+// InsnDecoder::next_block (runs of instructions from the block cache) and as next() (one
+// instruction at a time); every decoder must agree on the instruction count, events, errors and
+// a hash of every jump in control's path, or the line says RESULTS DIFFER.
+//   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--only ours|block|insn|ours-insn]
+//                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "bench_clock.hpp"
+#include "flow_libipt.h"
+#include "flow_program.hpp"
+#include "ipt/errors.hpp"
+#include "ipt/image.hpp"
+#include "ipt/insn_decoder.hpp"
+
+namespace ri = ringscope::ipt;
+namespace rb = ringscope::ipt::bench;
+
+namespace {
+
+struct Result {
+    flow_libipt_result r{};
+    double seconds = 0, wall = 0;
+};
+
+Result median(std::vector<Result> runs) {
+    std::sort(runs.begin(), runs.end(),
+              [](const Result& a, const Result& b) { return a.seconds < b.seconds; });
+    return runs[runs.size() / 2];
+}
+
+// ptxed's loop over our decoder, next() or next_block(), reduced as flow_libipt.c reduces libipt's.
+flow_libipt_result ours(const ri::Config& config, const ri::Image& image, const flow_libipt_code& code,
+                        bool block) {
+    flow_libipt_result r{};
+    ri::InsnDecoder d(config, image);
+    flow_libipt_path path{};
+    for (;;) {
+        int status = d.sync_forward();
+        path.kind = 0;
+        if (status < 0) {
+            if (status == -ri::pte_eos) break;
+            ++r.errors;
+            continue;
+        }
+        for (;;) {
+            while (status & ri::pts_event_pending) {
+                ri::QueryEvent ev;
+                status = d.event(ev);
+                if (status < 0) break;
+                ++r.events;
+            }
+            if (status < 0) break;
+            if (status & ri::pts_eos) {
+                status = -ri::pte_eos;
+                break;
+            }
+            if (block) {
+                ri::InsnPath p;
+                status = d.next_path(p);
+                const ri::BlockCache& cache = d.block_cache();
+                for (uint32_t k = 0; k < p.nruns; ++k) {
+                    const ri::CachedRun& run = cache.at(p.runs[k]);
+                    r.hash = flow_libipt_step(&path, &code, r.hash, run.ip, r.insn, run.end_ip);
+                    r.insn += run.ninsn;
+                }
+                if (p.nruns == 0 && p.single.ninsn) {
+                    r.hash = flow_libipt_step(&path, &code, r.hash, p.single.ip, r.insn, p.single.end_ip);
+                    r.insn += p.single.ninsn;
+                }
+            } else if (block) {
+                ri::InsnRun run;
+                status = d.next_block(run);
+                if (run.ninsn) {
+                    r.hash = flow_libipt_step(&path, &code, r.hash, run.ip, r.insn, run.end_ip);
+                    r.insn += run.ninsn;
+                }
+            } else {
+                ri::Insn insn;
+                status = d.next(insn);
+                if (insn.iclass != ri::InsnClass::error) {
+                    r.hash = flow_libipt_step(&path, &code, r.hash, insn.ip, r.insn, insn.ip);
+                    ++r.insn;
+                }
+            }
+            if (status < 0) break;
+        }
+        if (status == -ri::pte_eos) break;
+        ++r.errors;
+    }
+    return r;
+}
+
+bool same(const flow_libipt_result& a, const flow_libipt_result& b) {
+    return a.insn == b.insn && a.events == b.events && a.errors == b.errors && a.hash == b.hash;
+}
+
+int usage() {
+    std::fputs(
+        "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--only ours|block|insn|ours-insn] "
+        "[--write PREFIX]\n",
+        stderr);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    rb::FlowOptions o;
+    std::string only, write;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (i + 1 >= argc) return usage();
+        std::string v = argv[++i];
+        if (a == "--size-kb")
+            o.pt_bytes = std::strtoull(v.c_str(), nullptr, 0) << 10;
+        else if (a == "--seed")
+            o.seed = std::strtoull(v.c_str(), nullptr, 0);
+        else if (a == "--functions")
+            o.functions = std::max(2, std::atoi(v.c_str()));
+        else if (a == "--only")
+            only = v;
+        else if (a == "--write")
+            write = v;
+        else
+            return usage();
+    }
+    const rb::FlowProgram program = rb::make_program(o);
+    const rb::FlowTrace trace = rb::trace_program(program, o);
+    std::string prefix = write;
+    char tmp[] = "/tmp/ipt_flow_bench.XXXXXX";
+    if (prefix.empty()) {
+        if (!mkdtemp(tmp)) return 1;
+        prefix = std::string(tmp) + "/s";
+    }
+    const std::string code_path = prefix + ".bin", pt_path = prefix + ".pt";
+    if (!write.empty()) {
+        // The functions' names, for `ipt calls|profile --kallsyms`.
+        std::FILE* f = std::fopen((prefix + ".kallsyms").c_str(), "w");
+        if (!f) return 1;
+        for (size_t k = 0; k < program.function_start.size(); ++k)
+            std::fprintf(f, "%016" PRIx64 " T %s\n", program.function_start[k],
+                         program.function_name[k].c_str());
+        std::fclose(f);
+    }
+    for (auto [path, bytes] : {std::pair{code_path, &program.code}, std::pair{pt_path, &trace.pt}}) {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        if (!f || std::fwrite(bytes->data(), 1, bytes->size(), f) != bytes->size() || std::fclose(f)) {
+            std::fprintf(stderr, "ipt_flow_bench: cannot write %s\n", path.c_str());
+            return 1;
+        }
+    }
+    std::printf("stream: %.2f MiB of trace, %zu bytes of code (%d functions), %" PRIu64 " instructions run\n",
+                static_cast<double>(trace.pt.size()) / (1 << 20), program.code.size(), o.functions,
+                trace.insn);
+
+    ri::Config config;
+    config.begin = trace.pt.data();
+    config.end = trace.pt.data() + trace.pt.size();
+    config.packets = ri::PacketSet::libipt_2_0_5;
+    ri::Image image;
+    if (!image.add_raw(code_path, 0, 0, program.address)) return 1;
+    const flow_libipt_code code{code_path.c_str(), program.address, program.code.size(),
+                                program.size_at.data(), program.kind_at.data()};
+
+    struct Decoder {
+        const char* name;
+        std::function<flow_libipt_result()> run;
+    };
+    auto theirs = [&](int block) {
+        flow_libipt_result r{};
+        if (flow_libipt_decode(trace.pt.data(), trace.pt.size(), &code, block, &r) < 0) std::abort();
+        return r;
+    };
+    std::vector<Decoder> decoders = {
+        {"ours", [&] { return ours(config, image, code, true); }},
+        {"block", [&] { return theirs(1); }},
+        {"insn", [&] { return theirs(0); }},
+        {"ours-insn", [&] { return ours(config, image, code, false); }},
+    };
+    if (!only.empty()) {
+        decoders.erase(std::remove_if(decoders.begin(), decoders.end(),
+                                      [&](const Decoder& d) { return only != d.name; }),
+                       decoders.end());
+        if (decoders.empty()) return usage();
+    }
+    // Interleaved, so that all see the same load; medians of five.
+    std::vector<std::vector<Result>> runs(decoders.size());
+    for (int round = 0; round < 5; ++round)
+        for (size_t k = 0; k < decoders.size(); ++k)
+            runs[k].push_back(rb::run_once([&] { return Result{decoders[k].run(), 0, 0}; }));
+    std::vector<Result> med;
+    for (auto& r : runs) med.push_back(median(r));
+    const double mib = static_cast<double>(trace.pt.size()) / (1 << 20);
+    for (size_t k = 0; k < decoders.size(); ++k) {
+        const Result& m = med[k];
+        std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
+                    " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
+                    decoders[k].name, m.seconds, m.wall, mib / m.seconds,
+                    static_cast<double>(m.r.insn) / m.seconds / 1e6, m.r.insn, m.r.events, m.r.errors,
+                    m.r.hash, same(m.r, med[0].r) ? "" : "  RESULTS DIFFER");
+    }
+    for (size_t k = 1; k < decoders.size(); ++k)
+        std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name, med[k].seconds / med[0].seconds,
+                    decoders[k].name, med[k].wall / med[0].wall);
+    if (write.empty()) {
+        std::remove(code_path.c_str());
+        std::remove(pt_path.c_str());
+        rmdir(tmp);
+    }
+    return 0;
+}

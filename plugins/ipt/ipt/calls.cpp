@@ -1,0 +1,280 @@
+#include "ipt/calls.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <unordered_map>
+
+#include "ipt/errors.hpp"
+#include "ipt/flow.hpp"
+#include "ipt/image.hpp"
+#include "ipt/insn_decoder.hpp"
+#include "ipt/symbols.hpp"
+#include "ipt/trace_file.hpp"
+
+namespace ringscope::ipt {
+namespace {
+
+// The stack of functions the flow is in, as nodes of a call tree (a node: a function called from
+// its parent's), and the instructions each node ran itself.
+class CallTree {
+  public:
+    struct Node {
+        int parent;
+        int symbol;
+        uint64_t insn = 0;
+    };
+    struct Hooks {
+        virtual ~Hooks() = default;
+        virtual void call(const CallTree&) {}
+        virtual void ret(const CallTree&, int symbol) { (void)symbol; }
+    };
+
+    CallTree(const Symbols& symbols, Hooks& hooks) : symbols_(symbols), hooks_(hooks) {}
+
+    // After a sync: nothing is known of the stack.
+    void restart() {
+        stack_.clear();
+        pending_ = InsnClass::other;
+    }
+
+    // The instructions from ip on, n of them with their lengths, the last of class end.
+    void run(uint64_t ip, uint32_t n, const uint8_t* sizes, InsnClass end) {
+        const int s = symbols_.find(ip);
+        if (pending_ == InsnClass::call || pending_ == InsnClass::far_call) {
+            stack_.push_back(child(stack_.empty() ? -1 : stack_.back(), s));
+            hooks_.call(*this);
+        } else if (pending_ == InsnClass::ret || pending_ == InsnClass::far_return) {
+            const int from = stack_.empty() ? -1 : nodes_[static_cast<size_t>(stack_.back())].symbol;
+            hooks_.ret(*this, from);
+            if (!stack_.empty()) stack_.pop_back();
+        }
+        pending_ = end;
+        uint64_t last = ip;
+        for (uint32_t k = 0; k + 1 < n; ++k) last += sizes[k];
+        if (symbols_.find(last) == s) {
+            nodes_[static_cast<size_t>(leaf(s))].insn += n;
+            return;
+        }
+        // A run across functions: each instruction where it is.
+        for (uint32_t k = 0; k < n; ip += sizes[k++])
+            nodes_[static_cast<size_t>(leaf(symbols_.find(ip)))].insn += 1;
+    }
+
+    size_t depth() const noexcept { return stack_.empty() ? 0 : stack_.size() - 1; }
+    int top_symbol() const noexcept {
+        return stack_.empty() ? -1 : nodes_[static_cast<size_t>(stack_.back())].symbol;
+    }
+    const std::vector<Node>& nodes() const noexcept { return nodes_; }
+    const Symbols& symbols() const noexcept { return symbols_; }
+
+    // "a;b;c" for a node.
+    std::string path(int node) const {
+        std::string p;
+        for (int n = node; n >= 0; n = nodes_[static_cast<size_t>(n)].parent)
+            p = symbols_.name(nodes_[static_cast<size_t>(n)].symbol) + (p.empty() ? "" : ";" + p);
+        return p;
+    }
+
+  private:
+    int child(int parent, int symbol) {
+        const uint64_t key =
+            (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(symbol);
+        auto [it, added] = children_.try_emplace(key, static_cast<int>(nodes_.size()));
+        if (added) nodes_.push_back({parent, symbol});
+        return it->second;
+    }
+    // The node the instructions of symbol s count to: the top of the stack, or when the flow went
+    // elsewhere without a call (a jump to another function, code it runs into) a node in its place.
+    int leaf(int s) {
+        if (stack_.empty()) {
+            stack_.push_back(child(-1, s));
+        } else if (nodes_[static_cast<size_t>(stack_.back())].symbol != s) {
+            stack_.back() = child(nodes_[static_cast<size_t>(stack_.back())].parent, s);
+        }
+        return stack_.back();
+    }
+
+    const Symbols& symbols_;
+    Hooks& hooks_;
+    std::vector<Node> nodes_;
+    std::unordered_map<uint64_t, int> children_;
+    std::vector<int> stack_;
+    InsnClass pending_ = InsnClass::other;
+};
+
+struct Options {
+    Config config;
+    Image image;
+    Symbols symbols;
+    std::string pt;
+    bool have_pt = false, time = false, folded = false;
+};
+
+// The arguments of both commands: 0, or the exit code.
+int parse(const char* prog, const std::vector<std::string>& args, Options& o, bool calls, std::FILE* err) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (calls && a == "--time") {
+            o.time = true;
+        } else if (!calls && a == "--folded") {
+            o.folded = true;
+        } else if (a == "--raw" || a == "--elf" || a == "--kallsyms" || a == "--pt") {
+            if (i + 1 >= args.size()) {
+                std::fprintf(err, "%s: %s: missing argument\n", prog, a.c_str());
+                return 2;
+            }
+            const std::string& v = args[++i];
+            if (a == "--kallsyms") {
+                if (Status s = o.symbols.load_kallsyms(v); !s) {
+                    std::fprintf(err, "%s: %s\n", prog, s.error().to_string().c_str());
+                    return 1;
+                }
+            } else if (a == "--pt") {
+                o.pt = v;
+                o.have_pt = true;
+            } else if (int rc = image_option(prog, a, v, o.image, err); rc > 0) {
+                return rc;
+            }
+        } else if (!a.empty() && a[0] != '-' && !o.have_pt) {
+            o.pt = a;
+            o.have_pt = true;
+        } else {
+            std::fprintf(err, "%s: unknown option: %s\n", prog, a.c_str());
+            return 2;
+        }
+    }
+    if (!o.have_pt) {
+        std::fprintf(
+            err,
+            "usage: %s [--raw FILE[:OFF[-END]]:ADDR|--elf FILE[:BASE]]... [--kallsyms FILE] %s--pt FILE\n",
+            prog, calls ? "[--time] " : "[--folded] ");
+        return 2;
+    }
+    return 0;
+}
+
+// The flow from every sync point, run by run, into tree; errors printed as `ipt flow` prints them.
+// With exact_time one run a call (the time after each branch), else whole walks.
+void follow(InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time, uint64_t* tsc) {
+    uint64_t sync = 0;
+    for (;;) {
+        int status = d.sync_forward();
+        tree.restart();
+        if (status < 0) {
+            if (status == -pte_eos) return;
+            uint64_t now = 0;
+            if (d.get_offset(now) < 0 || now <= sync) return;
+            sync = now;
+            continue;
+        }
+        while (status >= 0) {
+            while (status >= 0 && (status & pts_event_pending)) {
+                QueryEvent ev;
+                status = d.event(ev);
+            }
+            if (status < 0 || (status & pts_eos)) break;
+            InsnPath p;
+            if (exact_time) {
+                status = d.next_block(p.single);
+            } else {
+                status = d.next_path(p);
+            }
+            for (uint32_t r = 0; r < p.nruns; ++r) {
+                const CachedRun& c = d.block_cache().at(p.runs[r]);
+                tree.run(c.ip, c.ninsn, d.block_cache().sizes(c), c.last.iclass);
+            }
+            if (!p.nruns && p.single.ninsn)
+                tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class);
+            // The time at the run's end: what its call or return line shows.
+            if (tsc) d.time(*tsc);
+        }
+        if (status == -pte_eos || status >= 0) return;
+        uint64_t offset = 0;
+        d.get_offset(offset);
+        std::fprintf(out, "[%" PRIx64 ": error: %s]\n", offset, pt_error_string(status));
+    }
+}
+
+struct Printer : CallTree::Hooks {
+    std::FILE* out;
+    bool time;
+    uint64_t tsc = 0;  // at the end of the run before: where the call or return was
+    void prefix(size_t depth) {
+        if (time) std::fprintf(out, "%016" PRIx64 "  ", tsc);
+        for (size_t k = 0; k < depth; ++k) std::fputs("  ", out);
+    }
+    void call(const CallTree& t) override {
+        prefix(t.depth());
+        std::fprintf(out, "%s() {\n", t.symbols().name(t.top_symbol()).c_str());
+    }
+    void ret(const CallTree& t, int symbol) override {
+        prefix(t.depth());
+        std::fprintf(out, "} /* %s */\n", t.symbols().name(symbol).c_str());
+    }
+};
+
+int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, std::FILE* err, bool calls) {
+    Options o;
+    if (int rc = parse(prog, args, o, calls, err)) return rc;
+    auto bytes = TraceBytes::load(o.pt);
+    if (!bytes) {
+        std::fprintf(err, "%s: %s\n", prog, bytes.error().to_string().c_str());
+        return 1;
+    }
+    o.config.begin = bytes->begin();
+    o.config.end = bytes->end();
+    InsnDecoder d(o.config, o.image);
+    if (calls) {
+        Printer printer;
+        printer.out = out;
+        printer.time = o.time;
+        CallTree tree(o.symbols, printer);
+        follow(d, tree, out, o.time, o.time ? &printer.tsc : nullptr);
+        std::fflush(out);
+        return 0;
+    }
+    CallTree::Hooks none;
+    CallTree tree(o.symbols, none);
+    follow(d, tree, out, false, nullptr);
+    const auto& nodes = tree.nodes();
+    if (o.folded) {
+        std::vector<std::string> lines;
+        for (size_t n = 0; n < nodes.size(); ++n)
+            if (nodes[n].insn)
+                lines.push_back(tree.path(static_cast<int>(n)) + " " + std::to_string(nodes[n].insn));
+        std::sort(lines.begin(), lines.end());
+        for (const std::string& l : lines) std::fprintf(out, "%s\n", l.c_str());
+        std::fflush(out);
+        return 0;
+    }
+    std::unordered_map<int, uint64_t> self;
+    uint64_t total = 0;
+    for (const auto& n : nodes) {
+        self[n.symbol] += n.insn;
+        total += n.insn;
+    }
+    std::vector<std::pair<uint64_t, std::string>> rows;
+    for (const auto& [symbol, insn] : self)
+        if (insn) rows.push_back({insn, o.symbols.name(symbol)});
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    std::fprintf(out, "%14s %6s  %s\n", "instructions", "%", "function");
+    for (const auto& [insn, name] : rows)
+        std::fprintf(out, "%14" PRIu64 " %6.2f  %s\n", insn,
+                     100.0 * static_cast<double>(insn) / static_cast<double>(total), name.c_str());
+    std::fflush(out);
+    return 0;
+}
+
+}  // namespace
+
+int calls_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+    return run("ringscope ipt calls", args, out, err, true);
+}
+
+int profile_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+    return run("ringscope ipt profile", args, out, err, false);
+}
+
+}  // namespace ringscope::ipt

@@ -1,0 +1,152 @@
+// `ipt calls` and `ipt profile` against their libipt-based reference (bench/reference/
+// calls_libipt.c: libipt 2.0.5's instruction decoder, one instruction at a time, the same call
+// tree) on traces of made-up programs (bench/ipt/flow_program.hpp), whole and with broken bytes;
+// and the commands' own edges: --time, bad symbol files, usage.
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "flow_program.hpp"
+#include "ipt/calls.hpp"
+
+namespace fs = std::filesystem;
+namespace rb = ringscope::ipt::bench;
+
+namespace {
+
+struct Files {
+    std::string code, pt, syms;
+};
+
+Files write_case(uint64_t seed, int functions, size_t kib, int flips) {
+    rb::FlowOptions o;
+    o.seed = seed;
+    o.functions = functions;
+    o.pt_bytes = kib << 10;
+    o.psb_period = 2048;
+    const rb::FlowProgram program = rb::make_program(o);
+    rb::FlowTrace trace = rb::trace_program(program, o);
+    std::mt19937_64 rng(seed);
+    for (int k = 0; k < flips; ++k)
+        trace.pt[rng() % trace.pt.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    const fs::path dir = fs::path(::testing::TempDir()) / ("ipt_calls_" + std::to_string(seed));
+    fs::create_directories(dir);
+    Files f{(dir / "code.bin").string(), (dir / "trace.pt").string(), (dir / "code.kallsyms").string()};
+    std::ofstream(f.code, std::ios::binary)
+        .write(reinterpret_cast<const char*>(program.code.data()),
+               static_cast<std::streamsize>(program.code.size()));
+    std::ofstream(f.pt, std::ios::binary)
+        .write(reinterpret_cast<const char*>(trace.pt.data()), static_cast<std::streamsize>(trace.pt.size()));
+    std::ofstream syms(f.syms);
+    char line[200];
+    for (size_t k = 0; k < program.function_start.size(); ++k) {
+        std::snprintf(line, sizeof line, "%016" PRIx64 " T %s\n", program.function_start[k],
+                      program.function_name[k].c_str());
+        syms << line;
+    }
+    return f;
+}
+
+std::string ours(bool calls, std::vector<std::string> args, int* rc = nullptr,
+                 std::string* errors = nullptr) {
+    char *text = nullptr, *etext = nullptr;
+    size_t size = 0, esize = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    std::FILE* err = open_memstream(&etext, &esize);
+    const int code =
+        calls ? ringscope::ipt::calls_main(args, out, err) : ringscope::ipt::profile_main(args, out, err);
+    std::fclose(out);
+    std::fclose(err);
+    if (rc) *rc = code;
+    if (errors) *errors = std::string(etext, esize);
+    std::string result(text, size);
+    std::free(text);
+    std::free(etext);
+    return result;
+}
+
+std::string reference(const char* what, const Files& f) {
+    const std::string command = std::string("'" RINGSCOPE_CALLS_LIBIPT "' ") + what + " --raw '" + f.code +
+                                ":0x400000' --kallsyms '" + f.syms + "' --pt '" + f.pt + "'";
+    std::string out;
+    std::FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    EXPECT_EQ(pclose(pipe), 0) << command;
+    return out;
+}
+
+void expect_same_as_reference(const Files& f, const std::string& label) {
+    const std::vector<std::string> common = {"--kallsyms", f.syms, "--raw", f.code + ":0x400000", f.pt};
+    const std::string calls = ours(true, common);
+    EXPECT_GT(calls.size(), 100u) << label;
+    EXPECT_TRUE(calls == reference("calls", f)) << label;
+    EXPECT_TRUE(ours(false, common) == reference("profile", f)) << label;
+    std::vector<std::string> folded = common;
+    folded.insert(folded.begin(), "--folded");
+    EXPECT_TRUE(ours(false, folded) == reference("folded", f)) << label;
+}
+
+TEST(IptCalls, SameAsLibiptReference) {
+    for (uint64_t seed = 1; seed <= 4; ++seed)
+        expect_same_as_reference(write_case(seed, seed % 2 ? 30 : 150, 48, 0),
+                                 "seed " + std::to_string(seed));
+}
+
+TEST(IptCalls, SameAsLibiptReferenceWithBrokenBytes) {
+    for (uint64_t seed = 11; seed <= 16; ++seed) {
+        const Files f = write_case(seed, 60, 24, 30);
+        expect_same_as_reference(f, "seed " + std::to_string(seed));
+    }
+}
+
+TEST(IptCalls, TimeColumnFromTimingPackets) {
+    const Files f = write_case(3, 30, 16, 0);
+    const std::string out = ours(true, {"--time", "--kallsyms", f.syms, "--raw", f.code + ":0x400000", f.pt});
+    // Each line: 16 hex digits, two blanks; the TSC of the PSB+ and the MTCs after it never fall.
+    uint64_t last = 0;
+    size_t lines = 0;
+    for (size_t at = 0; at < out.size(); at = out.find('\n', at) + 1, ++lines) {
+        ASSERT_EQ(out.substr(at + 16, 2), "  ") << out.substr(at, 40);
+        const uint64_t tsc = std::stoull(out.substr(at, 16), nullptr, 16);
+        EXPECT_GE(tsc, last);
+        last = tsc;
+    }
+    EXPECT_GT(lines, 50u);
+    EXPECT_GE(last, 0x1000000u);  // the generator's first TSC
+}
+
+TEST(IptCalls, ProfileTableAddsUp) {
+    const Files f = write_case(5, 40, 16, 0);
+    const std::string table = ours(false, {"--kallsyms", f.syms, "--raw", f.code + ":0x400000", f.pt});
+    EXPECT_EQ(table.rfind("  instructions      %  function\n", 0), 0u) << table.substr(0, 80);
+    EXPECT_NE(table.find("  main\n"), std::string::npos);
+}
+
+TEST(IptCalls, BadInputs) {
+    const Files f = write_case(6, 20, 8, 0);
+    const fs::path bad = fs::path(::testing::TempDir()) / "ipt_calls_bad.kallsyms";
+    std::ofstream(bad) << "0000000000400000 T main\nnot-an-address T f\n";
+    int rc = 0;
+    std::string err;
+    ours(true, {"--kallsyms", bad.string(), "--raw", f.code + ":0x400000", f.pt}, &rc, &err);
+    EXPECT_EQ(rc, 1);
+    EXPECT_NE(err.find("ipt_calls_bad.kallsyms"), std::string::npos) << err;
+    EXPECT_NE(err.find("2"), std::string::npos) << err;
+    ours(false, {"--raw", f.code + ":0x400000"}, &rc, &err);
+    EXPECT_EQ(rc, 2);
+    ours(false, {"--frobnicate", f.pt}, &rc, &err);
+    EXPECT_EQ(rc, 2);
+    ours(true, {"--raw", f.code + ":0x400000", "/nonexistent/trace.pt"}, &rc, &err);
+    EXPECT_EQ(rc, 1);
+    EXPECT_NE(err.find("/nonexistent/trace.pt"), std::string::npos) << err;
+}
+
+}  // namespace

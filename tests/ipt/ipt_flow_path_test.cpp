@@ -1,0 +1,218 @@
+// InsnDecoder's faster calls against its own next() and against libipt: next_block (runs from the
+// block cache) and next_path (runs walked with the TNT bits at hand) must give the instructions,
+// events, statuses and errors next() gives, in the same order, on traces of made-up programs
+// (bench/ipt/flow_program.hpp), whole and with bytes broken; and what all of them decode must be
+// what libipt 2.0.5's instruction and block decoders decode (bench/reference/flow_libipt.c).
+#include <cinttypes>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "flow_libipt.h"
+#include "flow_program.hpp"
+#include "ipt/errors.hpp"
+#include "ipt/image.hpp"
+#include "ipt/insn_decoder.hpp"
+
+namespace ri = ringscope::ipt;
+namespace rb = ringscope::ipt::bench;
+
+namespace {
+
+enum class Call { next, block, path };
+
+// Every instruction, event, status and error of ptxed's loop over the decoder, one line each.
+std::string transcript(const std::vector<uint8_t>& pt, const ri::Image& image, Call call) {
+    ri::Config config;
+    config.begin = pt.data();
+    config.end = pt.data() + pt.size();
+    config.packets = ri::PacketSet::libipt_2_0_5;
+    ri::InsnDecoder d(config, image);
+    std::string out;
+    char line[96];
+    auto insns = [&](uint64_t ip, uint32_t n, const uint8_t* sizes) {
+        for (uint32_t k = 0; k < n; ip += sizes[k++]) {
+            std::snprintf(line, sizeof line, "%" PRIx64 "\n", ip);
+            out += line;
+        }
+    };
+    for (int syncs = 0; syncs < 10000; ++syncs) {
+        int status = d.sync_forward();
+        if (status == -ri::pte_eos) break;
+        for (;;) {
+            while (status >= 0 && (status & ri::pts_event_pending)) {
+                ri::QueryEvent ev;
+                status = d.event(ev);
+                std::snprintf(line, sizeof line, "[event %d %" PRIx64 " %d]\n", static_cast<int>(ev.type),
+                              ev.ip, status);
+                out += line;
+            }
+            if (status < 0 || (status & ri::pts_eos)) break;
+            if (call == Call::next) {
+                ri::Insn insn;
+                status = d.next(insn);
+                if (insn.iclass != ri::InsnClass::error) insns(insn.ip, 1, &insn.size);
+            } else if (call == Call::block) {
+                ri::InsnRun run;
+                status = d.next_block(run);
+                insns(run.ip, run.ninsn, run.sizes);
+            } else {
+                ri::InsnPath p;
+                status = d.next_path(p);
+                for (uint32_t r = 0; r < p.nruns; ++r) {
+                    const ri::CachedRun& c = d.block_cache().at(p.runs[r]);
+                    insns(c.ip, c.ninsn, d.block_cache().sizes(c));
+                }
+                if (!p.nruns) insns(p.single.ip, p.single.ninsn, p.single.sizes);
+            }
+            std::snprintf(line, sizeof line, "[status %d]\n", status);
+            if (status != 0) out += line;
+        }
+        uint64_t offset = 0;
+        d.get_offset(offset);
+        std::snprintf(line, sizeof line, "[stop %d at %" PRIx64 "]\n", status, offset);
+        out += line;
+    }
+    return out;
+}
+
+// Empty when a == b, else the first line where they part (the transcripts run to megabytes).
+std::string first_difference(const std::string& a, const std::string& b) {
+    if (a == b) return {};
+    size_t at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at]) ++at;
+    const size_t line = a.rfind('\n', at) == std::string::npos ? 0 : a.rfind('\n', at) + 1;
+    return "at byte " + std::to_string(at) + ": next() gives \"" + a.substr(line, 60) + "\", the other \"" +
+           b.substr(line, 60) + "\"";
+}
+
+struct Case {
+    rb::FlowProgram program;
+    rb::FlowTrace trace;
+    ri::Image image;
+};
+
+Case make_case(uint64_t seed, int functions, size_t kib) {
+    rb::FlowOptions o;
+    o.seed = seed;
+    o.functions = functions;
+    o.pt_bytes = kib << 10;
+    o.psb_period = 1024;
+    Case c{rb::make_program(o), {}, {}};
+    c.trace = rb::trace_program(c.program, o);
+    c.image.add_bytes(c.program.code.data(), c.program.code.size(), c.program.address, "code");
+    return c;
+}
+
+TEST(IptFlowPath, SameAsNextOnWholeTraces) {
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        const Case c = make_case(seed, seed % 2 ? 40 : 300, 64);
+        const std::string next = transcript(c.trace.pt, c.image, Call::next);
+        EXPECT_GT(next.size(), c.trace.insn) << "seed " << seed;
+        EXPECT_EQ(first_difference(next, transcript(c.trace.pt, c.image, Call::block)), "")
+            << "seed " << seed;
+        EXPECT_EQ(first_difference(next, transcript(c.trace.pt, c.image, Call::path)), "") << "seed " << seed;
+    }
+}
+
+// Broken bytes: errors, resyncs, wrong bits and returns that do not match, anywhere in a walk.
+TEST(IptFlowPath, SameAsNextOnBrokenTraces) {
+    std::mt19937_64 rng(7);
+    for (uint64_t seed = 1; seed <= 12; ++seed) {
+        Case c = make_case(seed, 60, 16);
+        std::vector<uint8_t> pt = c.trace.pt;
+        for (int k = 0; k < 40; ++k) pt[rng() % pt.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        const std::string next = transcript(pt, c.image, Call::next);
+        EXPECT_EQ(first_difference(next, transcript(pt, c.image, Call::block)), "") << "seed " << seed;
+        EXPECT_EQ(first_difference(next, transcript(pt, c.image, Call::path)), "") << "seed " << seed;
+    }
+}
+
+// Code that is not all there: runs end at unmapped bytes.
+TEST(IptFlowPath, SameAsNextWithHolesInTheImage) {
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+        Case c = make_case(seed, 80, 16);
+        ri::Image holes;
+        const size_t cut = c.program.code.size() / 3;
+        holes.add_bytes(c.program.code.data(), cut, c.program.address, "a");
+        holes.add_bytes(c.program.code.data() + cut + 7, c.program.code.size() - cut - 7,
+                        c.program.address + cut + 7, "b");
+        const std::string next = transcript(c.trace.pt, holes, Call::next);
+        EXPECT_NE(next.find("[stop"), std::string::npos);
+        EXPECT_EQ(first_difference(next, transcript(c.trace.pt, holes, Call::block)), "") << "seed " << seed;
+        EXPECT_EQ(first_difference(next, transcript(c.trace.pt, holes, Call::path)), "") << "seed " << seed;
+    }
+}
+
+// What libipt's decoders decode: the reference's count and path hash for ours too.
+TEST(IptFlowPath, SameAsLibipt) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        const Case c = make_case(seed, 200, 256);
+        const std::string dir = ::testing::TempDir() + "ipt_flow_path_" + std::to_string(seed);
+        std::filesystem::create_directories(dir);
+        const std::string code_path = dir + "/code.bin";
+        std::FILE* f = std::fopen(code_path.c_str(), "wb");
+        ASSERT_TRUE(f);
+        ASSERT_EQ(std::fwrite(c.program.code.data(), 1, c.program.code.size(), f), c.program.code.size());
+        std::fclose(f);
+        const flow_libipt_code code{code_path.c_str(), c.program.address, c.program.code.size(),
+                                    c.program.size_at.data(), c.program.kind_at.data()};
+        flow_libipt_result block{}, insn{};
+        ASSERT_EQ(flow_libipt_decode(c.trace.pt.data(), c.trace.pt.size(), &code, 1, &block), 0);
+        ASSERT_EQ(flow_libipt_decode(c.trace.pt.data(), c.trace.pt.size(), &code, 0, &insn), 0);
+        EXPECT_EQ(insn.insn, c.trace.insn);
+        EXPECT_EQ(block.insn, insn.insn);
+        EXPECT_EQ(block.hash, insn.hash);
+        // Ours through next_path, reduced the same way.
+        ri::Config config;
+        config.begin = c.trace.pt.data();
+        config.end = c.trace.pt.data() + c.trace.pt.size();
+        ri::InsnDecoder d(config, c.image);
+        flow_libipt_result ours{};
+        flow_libipt_path path{};
+        for (int status = d.sync_forward(); status >= 0 || status != -ri::pte_eos;) {
+            path.kind = 0;
+            if (status < 0) {
+                ++ours.errors;
+                status = d.sync_forward();
+                continue;
+            }
+            while (status >= 0) {
+                while (status >= 0 && (status & ri::pts_event_pending)) {
+                    ri::QueryEvent ev;
+                    status = d.event(ev);
+                    if (status >= 0) ++ours.events;
+                }
+                if (status < 0) break;
+                if (status & ri::pts_eos) {
+                    status = -ri::pte_eos;
+                    break;
+                }
+                ri::InsnPath p;
+                status = d.next_path(p);
+                for (uint32_t r = 0; r < p.nruns; ++r) {
+                    const ri::CachedRun& run = d.block_cache().at(p.runs[r]);
+                    ours.hash = flow_libipt_step(&path, &code, ours.hash, run.ip, ours.insn, run.end_ip);
+                    ours.insn += run.ninsn;
+                }
+                if (!p.nruns && p.single.ninsn) {
+                    ours.hash =
+                        flow_libipt_step(&path, &code, ours.hash, p.single.ip, ours.insn, p.single.end_ip);
+                    ours.insn += p.single.ninsn;
+                }
+            }
+            if (status == -ri::pte_eos) break;
+        }
+        EXPECT_EQ(ours.insn, insn.insn) << "seed " << seed;
+        EXPECT_EQ(ours.events, insn.events) << "seed " << seed;
+        EXPECT_EQ(ours.errors, insn.errors) << "seed " << seed;
+        EXPECT_EQ(ours.hash, insn.hash) << "seed " << seed;
+        std::filesystem::remove_all(dir);
+    }
+}
+
+}  // namespace
