@@ -63,6 +63,7 @@ export class Panel {
         const seq = ++this.seq;
         const {from, to} = this.range;
         this.root.dataset.state = 'loading';
+        delete this.root.dataset.loaded;
         this.summary.textContent =
             `${formatTs(from)} – ${formatTs(to)} (${formatDuration(to - from + 1)}): loading…`;
         const filter = this.filter || undefined;
@@ -93,6 +94,7 @@ export class Panel {
         }
         this.summary.textContent = parts.join(' · ');
         this.root.dataset.state = 'ready';
+        this.root.dataset.loaded = `${from}-${to}`;
     }
 
     renderTable() {

@@ -42,7 +42,8 @@ export function buildRows(meta, collapsed) {
     for (const cpu of meta.cpus || []) {
         if (!guestFiles.has(cpu.file)) continue;
         const host = guests.get(cpu.lane);
-        const row = {kind: 'guest', lane: cpu.lane, label: `vCPU ${cpu.cpu} (${cpu.label})`, hostPid: host};
+        const machine = meta.files?.[cpu.file]?.machine || `guest ${cpu.file}`;
+        const row = {kind: 'guest', lane: cpu.lane, label: `vCPU ${cpu.cpu} of ${machine}`, hostPid: host};
         if (host === undefined)
             orphanGuests.push(row);
         else

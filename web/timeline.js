@@ -3,7 +3,7 @@
 // width) and redraws.
 
 import {AXIS_HEIGHT, drawTimeline, LABEL_WIDTH} from './draw.js';
-import {buildRows, commsByPid, visibleRows} from './rows.js';
+import {buildRows, commsByPid, guestLanes, visibleRows} from './rows.js';
 
 const FETCH_DELAY_MS = 40;
 const MIN_SPAN_NS = 200;
@@ -30,8 +30,7 @@ export class Timeline {
         this.fetchSeq = 0;
         this.fetchTimer = 0;
         this.mouseX = null;
-        const threads = (meta.processes || []).reduce((n, p) => n + (p.threads || []).length, 0);
-        this.collapsed = new Set(threads > 150 ? (meta.processes || []).map((p) => p.tgid) : []);
+        this.collapsed = initiallyCollapsed(meta);
         this.layout();
         this.bindEvents();
         this.resize();
@@ -181,6 +180,8 @@ export class Timeline {
             rows.map((r) => ({kind: r.kind, lane: r.lane, pid: r.pid, y: r.y, h: r.h})),
         );
         this.canvas.dataset.labelWidth = String(LABEL_WIDTH);
+        // The range whose data is drawn: the tests wait for it to match the range shown.
+        this.canvas.dataset.drawn = this.loadedKey || '';
     }
 
     // ---- data ----
@@ -205,7 +206,7 @@ export class Timeline {
             const next = new Map();
             for (const lane of tasks.lanes) next.set(lane.pid, lane.states);
             this.tasks = next;
-            this.canvas.dataset.loaded = `${from}-${to}`;
+            this.loadedKey = `${Math.round(from)}-${Math.round(to)}`;
             this.redraw();
         } catch (err) {
             if (seq === this.fetchSeq) this.on.error?.(err.message);
@@ -213,6 +214,9 @@ export class Timeline {
     }
 
     // ---- input ----
+
+    /** ns -> canvas x (CSS pixels). */
+    xAt(ns) { return LABEL_WIDTH + ((ns - this.from) / (this.to - this.from)) * this.plotWidth(); }
 
     timeAt(x) { return this.from + ((x - LABEL_WIDTH) / this.plotWidth()) * (this.to - this.from); }
 
@@ -346,4 +350,14 @@ export class Timeline {
         if (row.kind === 'task') return {row, t, state: near(this.tasks.get(row.pid))};
         return {row, t};
     }
+}
+
+/** Many threads: processes start collapsed, except those running a guest's vCPUs. */
+function initiallyCollapsed(meta) {
+    const processes = meta.processes || [];
+    const threads = processes.reduce((n, p) => n + (p.threads || []).length, 0);
+    if (threads <= 150) return new Set();
+    const hosts = new Set(guestLanes(meta).values());
+    return new Set(
+        processes.filter((p) => !(p.threads || []).some((t) => hosts.has(t.pid))).map((p) => p.tgid));
 }
