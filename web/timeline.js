@@ -335,7 +335,7 @@ export class Timeline {
     /** What is under the mouse, for the tooltip. */
     hoverInfo(x, y) {
         const row = this.rowAt(y);
-        if (!row || y < AXIS_HEIGHT) return null;
+        if (!row || y < AXIS_HEIGHT || row.kind === 'section' || row.kind === 'process') return null;
         const t = this.timeAt(x);
         const slack = (3 * (this.to - this.from)) / this.plotWidth();
         const near = (list) => list?.find((s) => t >= s[0] - slack && t <= s[1] + slack);
