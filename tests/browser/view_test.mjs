@@ -204,6 +204,34 @@ const basic = path.join(t.DATA, 'traces', 'basic.dat');
     await page.press('#search', 'Enter');
     await page.waitForFunction((pid) => window.ringscopeView.highlightPid === pid, pid, {timeout: 10000});
     checks.ok(true, `search for pid ${pid} highlights its lane`);
+
+    // Search: an event name puts the cursor on its first event.
+    const firstSwitch = report.split('\n').find((l) => / sched_switch: /.test(l));
+    const [, sec, usec] = /\s(\d+)\.(\d{6}):\s/.exec(firstSwitch);
+    await page.fill('#search', 'sched_switch');
+    await page.press('#search', 'Enter');
+    await page.waitForFunction(() => document.getElementById('cursor').dataset.ns, null, {timeout: 10000});
+    const cursor = Number(await page.$eval('#cursor', (el) => el.dataset.ns));
+    checks.ok(
+        Math.floor(cursor / 1000) === Number(sec) * 1e6 + Number(usec),
+        `search for sched_switch puts the cursor on its first event (${sec}.${usec})`, String(cursor));
+
+    // Search: a -F filter selects the range shown and lists report -F's lines in it.
+    const filter = `sched_switch:next_pid==${pid}`;
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('0');
+    await page.fill('#search', filter);
+    await page.press('#search', 'Enter');
+    const filtered = await t.panelLines(page);
+    const sel =
+        await page.$eval('#selection', (el) => ({from: Number(el.dataset.from), to: Number(el.dataset.to)}));
+    const wanted = t.reportLinesIn(t.run(ringscope, ['report', '-F', filter, basic]), sel.from, sel.to);
+    checks.ok(
+        wanted.length >= 2 && filtered.length === wanted.length && filtered.every((l, i) => l === wanted[i]),
+        `search for ${filter} lists report -F's ${wanted.length} lines of the range`,
+        t.firstDifference(filtered, wanted));
+    await page.screenshot({path: path.join(artifacts, 'view-basic-filter.png')});
     checks.ok(
         seen.errors.length === 0 && seen.failed.length === 0,
         'selection / search: no console error, no failed request',
