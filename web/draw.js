@@ -94,9 +94,9 @@ function drawCpuLane(ctx, view, row, xOf) {
     }
     for (const d of view.dropped) {
         if (d.lane !== row.lane || d.ts < view.from || d.ts > view.to) continue;
-        const x = xOf(d.ts);
+        const x = Math.round(xOf(d.ts));  // whole pixels: a solid red, not a blend
         ctx.fillStyle = DROPPED_COLOR;
-        ctx.fillRect(x - 1, row.y, 2, row.h);
+        ctx.fillRect(x - 1, row.y, 3, row.h);
         triangle(ctx, x, row.y, 5);
     }
 }

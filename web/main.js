@@ -49,7 +49,11 @@ function describeHover(info) {
     if (info.exit)
         lines.push(`kvm exit ${info.exit[1]}${info.exit[2] ? ` in ${info.exit[2]}` : ''} at ${
             formatTs(info.exit[0])}`);
-    if (info.dropped) lines.push(`${formatCount(info.dropped.count)} events dropped here`);
+    if (info.dropped) {
+        const n = info.dropped.count;
+        lines.push(
+            n > 0 ? `${formatCount(n)} events dropped here` : 'events dropped here (how many is unknown)');
+    }
     return lines.join('\n');
 }
 
@@ -111,9 +115,11 @@ async function start() {
         (meta.files || []).map((f) => f.path + (f.machine ? ` (${f.machine})` : '')).join(', ');
     if (source.offline) $('mode').textContent = 'offline export';
     const total = (meta.events || []).reduce((n, e) => n + e.count, 0);
-    const dropped = (meta.dropped || []).reduce((n, d) => n + d.count, 0);
-    $('counts').textContent =
-        `${formatCount(total)} events` + (dropped ? `, ${formatCount(dropped)} dropped (red marks)` : '');
+    const drops = meta.dropped || [];
+    const dropped = drops.reduce((n, d) => n + Math.max(0, d.count), 0);
+    const unknown = drops.some((d) => d.count < 0) ? ' or more' : '';
+    $('counts').textContent = `${formatCount(total)} events` +
+        (drops.length ? `, ${formatCount(dropped)}${unknown} dropped (red marks)` : '');
     showLegend();
 
     const panel = new Panel({root: $('panel'), source, onError: showError});

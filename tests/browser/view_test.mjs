@@ -41,6 +41,31 @@ for (const name of traces) {
     const busy = new Set(cpusAnswer.filter((l) => l.slices?.length).map((l) => l.lane));
     const drawn = lanes.filter((l) => busy.has(l.lane) && l.colored > 0).map((l) => l.lane);
     checks.ok(lanes.length > 0, `${name}: CPU lanes laid out (${lanes.length})`);
+    // Dropped events: a red mark in its lane at each place in the range shown.
+    const drops = await page.evaluate(() => {
+        const view = window.ringscopeView;
+        const canvas = view.canvas;
+        const ctx = canvas.getContext('2d');
+        const scale = canvas.width / canvas.getBoundingClientRect().width;
+        const rows = JSON.parse(canvas.dataset.layout);
+        let marked = 0;
+        let shown = 0;
+        for (const d of view.meta.dropped || []) {
+            const row = rows.find((r) => r.lane === d.lane);
+            if (!row || d.ts < view.from || d.ts > view.to) continue;
+            shown++;
+            const x = Math.round(Math.min(view.xAt(d.ts), view.cssWidth - 1) * scale);
+            const [r, g, b] = ctx.getImageData(x, Math.round((row.y + row.h / 2) * scale), 1, 1).data;
+            if (r > 150 && g < 60 && b < 60) marked++;
+        }
+        return {marked, shown, total: (view.meta.dropped || []).length};
+    });
+    if (drops.total) {
+        checks.ok(
+            drops.shown > 0 && drops.marked === drops.shown,
+            `${name}: ${drops.marked} of ${drops.shown} places of dropped events marked in red`);
+    }
+    if (name === 'dropped.dat') checks.ok(drops.total > 0, `${name}: /api/meta lists ${drops.total} drops`);
     const switches = await page.evaluate(async () => {
         const meta = await (await fetch('api/meta')).json();
         return meta.events.filter((e) => /sched_switch$/.test(e.name)).reduce((n, e) => n + e.count, 0);
@@ -208,9 +233,11 @@ const basic = path.join(t.DATA, 'traces', 'basic.dat');
     // Search: an event name puts the cursor on its first event.
     const firstSwitch = report.split('\n').find((l) => / sched_switch: /.test(l));
     const [, sec, usec] = /\s(\d+)\.(\d{6}):\s/.exec(firstSwitch);
+    const before = await page.$eval('#cursor', (el) => el.dataset.ns);
     await page.fill('#search', 'sched_switch');
     await page.press('#search', 'Enter');
-    await page.waitForFunction(() => document.getElementById('cursor').dataset.ns, null, {timeout: 10000});
+    await page.waitForFunction(
+        (before) => document.getElementById('cursor').dataset.ns !== before, before, {timeout: 10000});
     const cursor = Number(await page.$eval('#cursor', (el) => el.dataset.ns));
     checks.ok(
         Math.floor(cursor / 1000) === Number(sec) * 1e6 + Number(usec),
