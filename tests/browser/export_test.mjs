@@ -53,16 +53,9 @@ for (const name of ['basic.dat', 'dropped.dat']) {
     checks.ok(after.to - after.from < before.to - before.from, `${name}: W zooms from the embedded data`);
 
     const report = t.run(ringscope, ['report', input]);
-    const canvas = await page.locator('#timeline').boundingBox();
-    const labelWidth = Number(await page.$eval('#timeline', (c) => c.dataset.labelWidth));
-    const plot = canvas.width - labelWidth;
-    await t.shiftDrag(page, labelWidth + plot * 0.2, labelWidth + plot * 0.6, 70);
-    const sel =
-        await page.$eval('#selection', (el) => ({from: Number(el.dataset.from), to: Number(el.dataset.to)}));
-    const lines = await t.panelLines(page);
-    const expected = t.reportLinesIn(report, sel.from, sel.to);
+    const {lines, expected} = await t.selectAndRead(page, report, 0.2, 0.6);
     checks.ok(
-        expected.length > 0 && lines.length === expected.length && lines.every((l, i) => l === expected[i]),
+        expected.length > 0 && t.sameLines(lines, expected),
         `${name}: a selection lists exactly report's ${expected.length} lines`,
         t.firstDifference(lines, expected),
     );

@@ -188,6 +188,24 @@ export async function shiftDrag(page, x0, x1, y) {
     await page.keyboard.up('Shift');
 }
 
+/**
+ * Shift-drags across the fractions [a, b] of the plot; resolves with the selection (ns), the
+ * panel's lines for it and the lines `report` (its text: reportText) prints for it.
+ */
+export async function selectAndRead(page, reportText, a, b) {
+    const canvas = await page.locator('#timeline').boundingBox();
+    const labelWidth = Number(await page.$eval('#timeline', (c) => c.dataset.labelWidth));
+    const plot = canvas.width - labelWidth;
+    await shiftDrag(page, labelWidth + plot * a, labelWidth + plot * b, 70);
+    const sel =
+        await page.$eval('#selection', (el) => ({from: Number(el.dataset.from), to: Number(el.dataset.to)}));
+    const lines = await panelLines(page);
+    return {sel, lines, expected: reportLinesIn(reportText, sel.from, sel.to)};
+}
+
+/** Whether two lists of lines are the same. */
+export const sameLines = (a, b) => a.length === b.length && a.every((l, i) => l === b[i]);
+
 /** The panel's lines once it has loaded the selection shown in the header. */
 export async function panelLines(page) {
     await page.waitForFunction(

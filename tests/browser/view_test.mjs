@@ -154,6 +154,21 @@ const basic = path.join(t.DATA, 'traces', 'basic.dat');
     await server.stop();
 }
 
+// The lines of a range with dropped events: report's "CPU:N [K EVENTS DROPPED]" among them.
+{
+    const dropped = path.join(t.DATA, 'traces', 'dropped.dat');
+    const report = t.run(ringscope, ['report', dropped]);
+    const {server, page} = await openView([dropped]);
+    const {lines, expected} = await t.selectAndRead(page, report, 0.2, 0.6);
+    const drops = expected.filter((l) => /EVENTS DROPPED/.test(l)).length;
+    checks.ok(
+        drops > 0 && t.sameLines(lines, expected),
+        `dropped.dat: a selection lists exactly report's ${expected.length} lines, ${drops} of them drops`,
+        t.firstDifference(lines, expected));
+    await page.close();
+    await server.stop();
+}
+
 // A selected range lists exactly report's lines for it; the task table is readable.
 {
     const report = t.run(ringscope, ['report', basic]);
@@ -185,7 +200,7 @@ const basic = path.join(t.DATA, 'traces', 'basic.dat');
         const expected = t.reportLinesIn(report, sel.from, sel.to);
         checks.ok(expected.length >= 10, `${how}: report prints ${expected.length} lines in the selection`);
         checks.ok(
-            lines.length === expected.length && lines.every((l, i) => l === expected[i]),
+            t.sameLines(lines, expected),
             `${how}: the panel lists exactly report's ${expected.length} lines for ${sel.from}..${sel.to}`,
             t.firstDifference(lines, expected),
         );
@@ -255,7 +270,7 @@ const basic = path.join(t.DATA, 'traces', 'basic.dat');
         await page.$eval('#selection', (el) => ({from: Number(el.dataset.from), to: Number(el.dataset.to)}));
     const wanted = t.reportLinesIn(t.run(ringscope, ['report', '-F', filter, basic]), sel.from, sel.to);
     checks.ok(
-        wanted.length >= 2 && filtered.length === wanted.length && filtered.every((l, i) => l === wanted[i]),
+        wanted.length >= 2 && t.sameLines(filtered, wanted),
         `search for ${filter} lists report -F's ${wanted.length} lines of the range`,
         t.firstDifference(filtered, wanted));
     await page.screenshot({path: path.join(artifacts, 'view-basic-filter.png')});
