@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include <ringscope/output_check.hpp>
@@ -150,7 +151,11 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
 
     if (vm.count("export")) {
         const std::string out = vm["export"].as<std::string>();
-        auto res = view::write_export(api, **index, events, out);
+        // RINGSCOPE_VIEW_EXPORT_CAP (bytes) lowers the cap: the tests' traces are far below 20 MB.
+        size_t cap = view::kExportCap;
+        if (const char* env = std::getenv("RINGSCOPE_VIEW_EXPORT_CAP"); env && *env)
+            cap = std::strtoull(env, nullptr, 10);
+        auto res = view::write_export(api, **index, events, out, cap);
         if (!res) {
             ctx.error("view: " + res.error().to_string());
             return kExitRuntime;
@@ -160,7 +165,7 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
                 stderr,
                 "%s view: %s: kept under %zu MB: lanes at %u pixels, %zu event lines (coarser than the "
                 "full detail)\n",
-                ctx.program.c_str(), out.c_str(), view::kExportCap >> 20, res->width, res->lines);
+                ctx.program.c_str(), out.c_str(), cap, res->width, res->lines);
         std::fprintf(stderr, "%s: %zu bytes\n", out.c_str(), res->bytes);
         return kExitOk;
     }

@@ -72,10 +72,13 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         const auto& s = merger.sources()[k];
         ix->lanes_.push_back({s.file_index, s.stream.cpu(), k});
     }
-    // The time span first: buckets are fixed fractions of it.
-    const uint64_t last = last_timestamp(merger);
+    // The time span first (of every buffer: instances print too): buckets are fixed fractions of it.
+    engine::EventMerger all;
+    const auto order = ix->set_.buffer_order();
+    if (Status st = ix->set_.build_merger(order, {}, all); !st) return st.error();
+    const uint64_t last = last_timestamp(all);
     uint64_t first = UINT64_MAX;
-    for (auto& s : merger.sources())
+    for (auto& s : all.sources())
         if (const engine::Record* r = s.stream.peek()) first = std::min(first, r->ts);
     if (first == UINT64_MAX) first = 0;
     ix->start_ = first;
@@ -156,7 +159,7 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         tracker.feed(lane, src->file_index, ev);
     }
     if (Status st = merger.status(); !st) return st.error();
-    tracker.finish(v.end_ + 1);
+    tracker.finish(v.end_);
     for (size_t lane = 0; lane < v.lanes_.size(); ++lane) {
         auto& buckets = im.cpu[lane];
         if (im.open[lane].index != UINT32_MAX)

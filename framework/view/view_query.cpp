@@ -191,7 +191,9 @@ Expected<std::map<int, std::vector<Span>>> ViewIndex::task_states(const std::vec
             for (uint32_t p = 0; p < width; ++p) {
                 PixelGroup& g = groups[p];
                 if (g.total == 0) continue;
-                const uint64_t a = std::max(from, std::max(g.first, from + p * px));
+                // After a pixel with a state, the span starts with its pixel; the first from when known.
+                const bool follows = !spans.empty() && spans.back().end == from + p * px;
+                const uint64_t a = follows ? from + p * px : std::max(from, std::max(g.first, from + p * px));
                 const uint64_t b = p + 1 == width ? to : std::min(to, from + (p + 1) * px);
                 if (b <= a) continue;
                 Span s{a, b, g.by_value.dominant(), std::max<uint64_t>(1, g.n)};
