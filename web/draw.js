@@ -58,7 +58,7 @@ function drawRow(ctx, view, row, index, xOf) {
     const highlighted = row.pid !== undefined && row.pid === view.highlightPid;
     ctx.fillStyle = highlighted ? '#c62828' : '#333';
     ctx.font = highlighted ? 'bold 11px system-ui, sans-serif' : FONT;
-    ctx.fillText(clip(ctx, row.label, LABEL_WIDTH - 8), row.kind === 'cpu' ? 4 : 14, y + h / 2);
+    ctx.fillText(clip(ctx, row.label, LABEL_WIDTH - 8), row.kind === 'cpu' || row.single ? 4 : 14, y + h / 2);
     ctx.font = FONT;
 }
 

@@ -36,11 +36,12 @@ export function niceStep(spanNs, px, minPxPerTick = 110) {
     return step * 10;
 }
 
-/** An axis label: report's seconds, with fewer decimals when the step allows it. */
+/** An axis label: report's seconds with the decimals the step needs (6 below 10 us). */
 export function formatAxisTs(ns, stepNs) {
     const full = formatTs(ns);
-    if (stepNs >= 1e6) return full.slice(0, full.length - 3);  // ms resolution suffices
-    return full;
+    let drop = 0;
+    for (let step = 10000; step <= stepNs && drop < 6; step *= 10) drop++;
+    return drop === 6 ? full.slice(0, -7) : full.slice(0, full.length - drop);
 }
 
 /** Parses "440.458121" (seconds) into ns; NaN when it is not a number. */

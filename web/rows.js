@@ -61,18 +61,22 @@ export function buildRows(meta, collapsed) {
     const placed = new Set();
     for (const proc of meta.processes || []) {
         const threads = proc.threads || [];
-        const isCollapsed = collapsed.has(proc.tgid);
-        rows.push({
-            kind: 'process',
-            tgid: proc.tgid,
-            label: `${isCollapsed ? '▸' : '▾'} ${proc.comm} ${proc.tgid} (${threads.length})`,
-            pids: threads.map((t) => t.pid),
-            collapsed: isCollapsed,
-        });
+        // A process of one thread is one row; only groups get a header (and can collapse).
+        const single = threads.length === 1;
+        const isCollapsed = !single && collapsed.has(proc.tgid);
+        if (!single)
+            rows.push({
+                kind: 'process',
+                tgid: proc.tgid,
+                label: `${isCollapsed ? '▸' : '▾'} ${proc.comm} ${proc.tgid} (${threads.length})`,
+                pids: threads.map((t) => t.pid),
+                collapsed: isCollapsed,
+            });
         for (const th of threads) {
             const vcpus = guestsOfPid.get(th.pid) || [];
             if (!isCollapsed)
-                rows.push({kind: 'task', pid: th.pid, tgid: proc.tgid, label: `${th.comm} ${th.pid}`});
+                rows.push(
+                    {kind: 'task', pid: th.pid, tgid: proc.tgid, label: `${th.comm} ${th.pid}`, single});
             for (const g of vcpus) {
                 placed.add(g.lane);
                 if (!isCollapsed) rows.push({...g, label: `↳ ${g.label}`});

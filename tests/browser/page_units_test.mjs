@@ -4,7 +4,7 @@
 // Usage: node page_units_test.mjs [RINGSCOPE (unused)]
 
 import {mergeSpans, openDataSource, rebucket} from '../../web/data.js';
-import {formatDuration, formatTs, parseTs} from '../../web/format.js';
+import {formatAxisTs, formatDuration, formatTs, parseTs} from '../../web/format.js';
 
 import * as t from './lib.mjs';
 
@@ -14,6 +14,9 @@ const checks = new t.Checks('page_units');
 checks.ok(
     formatTs(440458121999) === '440.458121', 'formatTs truncates to microseconds', formatTs(440458121999));
 checks.ok(formatTs(5e9) === '5.000000' && formatTs(999) === '0.000000', 'formatTs pads the microseconds');
+const axis = [[1000, '259446.123456'], [1e6, '259446.123'], [1e9, '259446']].map(
+    ([step, want]) => formatAxisTs(259446123456789, step) === want);
+checks.ok(axis.every(Boolean), 'axis labels keep the decimals their step needs');
 checks.ok(parseTs('440.458121') === 440458121000, 'parseTs reads report\'s seconds');
 
 const durations = [
