@@ -111,8 +111,10 @@ async function start() {
         return;
     }
     document.title = `ringscope view: ${(meta.files || []).map((f) => f.path).join(', ')}`;
+    const files = meta.files || [];
     $('files').textContent =
-        (meta.files || []).map((f) => f.path + (f.machine ? ` (${f.machine})` : '')).join(', ');
+        files.map((f) => f.path.split('/').pop() + (f.machine ? ` (${f.machine})` : '')).join(', ');
+    $('files').title = files.map((f) => f.path).join('\n');
     if (source.offline) $('mode').textContent = 'offline export';
     const total = (meta.events || []).reduce((n, e) => n + e.count, 0);
     const drops = meta.dropped || [];

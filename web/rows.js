@@ -57,9 +57,15 @@ export function buildRows(meta, collapsed) {
         rows.push({kind: 'cpu', lane: cpu.lane, label: `${cpu.label}${machine}`});
     }
 
-    rows.push({kind: 'section', label: 'Tasks by process'});
     const placed = new Set();
-    for (const proc of meta.processes || []) {
+    // Several machines (host + guests) whose processes the server tells apart: a section each.
+    const machines =
+        (meta.files || []).length > 1 && (meta.processes || []).some((p) => p.file !== undefined);
+    let section = null;
+    for (const proc of byMachine(meta.processes || [], machines)) {
+        const heading = machines ? `Tasks of ${meta.files[proc.file]?.machine || `file ${proc.file}`}` :
+                                   'Tasks by process';
+        if (heading !== section) rows.push({kind: 'section', label: (section = heading)});
         const threads = proc.threads || [];
         // A process of one thread is one row; only groups get a header (and can collapse).
         const single = threads.length === 1;
@@ -114,4 +120,10 @@ export function visibleRows(rows, top, height) {
     const out = [];
     for (let i = lo; i < rows.length && rows[i].y < top + height; i++) out.push(rows[i]);
     return out;
+}
+
+/** The processes, grouped by their file when the machines are told apart (stable otherwise). */
+function byMachine(processes, machines) {
+    if (!machines) return processes;
+    return [...processes].sort((a, b) => (a.file ?? 0) - (b.file ?? 0));
 }

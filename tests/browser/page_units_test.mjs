@@ -5,6 +5,7 @@
 
 import {mergeSpans, openDataSource, rebucket} from '../../web/data.js';
 import {formatAxisTs, formatDuration, formatTs, parseTs} from '../../web/format.js';
+import {buildRows} from '../../web/rows.js';
 
 import * as t from './lib.mjs';
 
@@ -93,5 +94,38 @@ try {
     refused = true;
 }
 checks.ok(refused, 'a -F filter offline says it needs the server');
+
+// Rows: machines apart, one row for a one-thread process, a vCPU lane under its host thread.
+const meta = {
+    files: [{path: 'h.dat', machine: 'host'}, {path: 'g.dat', machine: 'vm2'}],
+    cpus: [
+        {lane: '0:0', file: 0, cpu: 0, label: 'CPU 0'}, {lane: '1:0', file: 1, cpu: 0, label: 'vCPU 0'},
+        {lane: '1:1', file: 1, cpu: 1, label: 'vCPU 1'}
+    ],
+    processes: [
+        {
+            tgid: 150,
+            comm: 'qemu',
+            file: 0,
+            threads: [{pid: 150, comm: 'qemu'}, {pid: 159, comm: 'CPU 0/KVM'}]
+        },
+        {tgid: 7, comm: 'sh', file: 1, threads: [{pid: 7, comm: 'sh'}]},
+        {tgid: 15, comm: 'rcu', file: 0, threads: [{pid: 15, comm: 'rcu'}]},
+    ],
+    guests: [{file: 1, host_pid_of_vcpu: {'0': 159}}],
+};
+const shape = (rows) => rows.map((r) => `${r.kind}:${r.pid ?? r.lane ?? r.tgid ?? r.label}`).join(' ');
+const open = buildRows(meta, new Set());
+const want = 'section:CPUs cpu:0:0 section:Tasks of host process:150 task:150 task:159 guest:1:0 task:15 ' +
+    'section:Tasks of vm2 task:7 section:Guest vCPUs guest:1:1';
+checks.ok(
+    shape(open.rows) === want, 'rows: machines apart, vCPU 0 under its host thread, vCPU 1 unplaced',
+    shape(open.rows));
+checks.ok(
+    open.rows.every((r, i) => i === 0 || r.y === open.rows[i - 1].y + open.rows[i - 1].h), 'rows: stacked');
+const shut = buildRows(meta, new Set([150, 15]));
+checks.ok(
+    !shape(shut.rows).includes('task:159') && shape(shut.rows).includes('task:15 '),
+    'rows: a collapsed process hides its threads; a one-thread process does not collapse', shape(shut.rows));
 
 checks.done();
