@@ -173,6 +173,38 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         }
     }
 
+    // The coarse level: kCoarse buckets in one, with the fine buckets between changes (one state
+    // each) added in.
+    for (auto& [pid, t] : v.tasks_) {
+        uint32_t next_fine = 0;  // the first fine bucket of the current coarse one not yet counted
+        auto fill = [&](TaskBucket& c, uint32_t upto, TaskState s) {
+            if (upto > next_fine) c.ns[static_cast<size_t>(s)] += uint64_t{upto - next_fine} * im.task_ns;
+        };
+        for (const TaskBucket& e : t.buckets) {
+            const uint32_t cb = e.bucket / kCoarse;
+            if (t.coarse.empty() || t.coarse.back().bucket != cb) {
+                if (!t.coarse.empty()) {
+                    TaskBucket& prev = t.coarse.back();
+                    fill(prev, std::min((prev.bucket + 1) * kCoarse, im.task_buckets), prev.end);
+                }
+                TaskBucket c;
+                c.bucket = cb;
+                c.start = e.start;
+                t.coarse.push_back(c);
+                next_fine = cb * kCoarse;
+            }
+            TaskBucket& c = t.coarse.back();
+            fill(c, e.bucket, e.start);
+            c.changes += e.changes;
+            c.end = e.end;
+            for (size_t s = 0; s < 5; ++s) c.ns[s] += e.ns[s];
+            next_fine = e.bucket + 1;
+        }
+        if (!t.coarse.empty()) {
+            TaskBucket& last = t.coarse.back();
+            fill(last, std::min((last.bucket + 1) * kCoarse, im.task_buckets), last.end);
+        }
+    }
     // Instances print in `report` too: their events count, read stream by stream.
     for (size_t f = 0; f < v.set_.size(); ++f) {
         for (size_t b = 1; b < v.set_.file(f).buffer_count(); ++b) {

@@ -48,9 +48,13 @@ struct TaskBucket {
     uint64_t ns[5] = {};  // per TaskState
 };
 
+// Task buckets per coarse bucket (the second level of the task summaries).
+inline constexpr uint32_t kCoarse = 32;
+
 struct TaskSummary {
     int pid = 0;
     std::vector<TaskBucket> buckets;  // in bucket order
+    std::vector<TaskBucket> coarse;   // the same, kCoarse buckets in one
 };
 
 struct TaskStats {
@@ -81,7 +85,7 @@ class ViewIndex {
     // CPU_BUCKETS / TASK_BUCKETS: the buckets per lane (the resolution of the summaries).
     static Expected<std::unique_ptr<ViewIndex>> open(const std::vector<std::string>& files,
                                                      uint32_t cpu_buckets = 16384,
-                                                     uint32_t task_buckets = 2048);
+                                                     uint32_t task_buckets = 16384);
 
     uint64_t start() const noexcept { return start_; }
     uint64_t end() const noexcept { return end_; }

@@ -23,6 +23,7 @@ uint32_t pixel_of(uint64_t t, uint64_t from, uint64_t px, uint32_t width) {
 // Pieces that start in one pixel become one span: its first start, as long as their sum (so the
 // covered time stays what it was), the value that covers most, n = the pieces' count.
 struct PixelGroup {
+    uint32_t pixel = 0;
     uint64_t first = UINT64_MAX, total = 0, n = 0;
     OpenBucket by_value;
 
@@ -34,8 +35,28 @@ struct PixelGroup {
     }
 };
 
+// The groups of the pixels that have something, in pixel order (pieces come in time order, so
+// only the last one is looked at: a query costs what it holds, not its width times its lanes).
+class PixelGroups {
+  public:
+    PixelGroup& operator[](uint32_t p) {
+        for (size_t i = groups_.size(); i-- > 0 && groups_[i].pixel >= p;)
+            if (groups_[i].pixel == p) return groups_[i];
+        PixelGroup g;
+        g.pixel = p;
+        auto at = std::upper_bound(groups_.begin(), groups_.end(), p,
+                                   [](uint32_t x, const PixelGroup& y) { return x < y.pixel; });
+        return *groups_.insert(at, std::move(g));
+    }
+    std::vector<PixelGroup>::iterator begin() { return groups_.begin(); }
+    std::vector<PixelGroup>::iterator end() { return groups_.end(); }
+
+  private:
+    std::vector<PixelGroup> groups_;
+};
+
 // Spans from the groups of each pixel, then neighbours that touch with the same value joined.
-std::vector<Span> spans_of(std::vector<PixelGroup>& groups, uint64_t to) {
+std::vector<Span> spans_of(PixelGroups& groups, uint64_t to) {
     std::vector<Span> out;
     for (auto& g : groups) {
         if (g.total == 0) continue;
@@ -53,7 +74,7 @@ std::vector<Span> spans_of(std::vector<PixelGroup>& groups, uint64_t to) {
 // Exact pieces (in time order, clipped) grouped per pixel; a pixel with one piece keeps it as is.
 std::vector<Span> merge_exact(const std::vector<Span>& pieces, uint64_t from, uint64_t to, uint32_t width) {
     const uint64_t px = pixel_ns(from, to, width);
-    std::vector<PixelGroup> groups(width);
+    PixelGroups groups;
     for (const Span& s : pieces)
         groups[pixel_of(s.start, from, px, width)].add(s.start, s.end - s.start, s.value, 1);
     return spans_of(groups, to);
@@ -63,6 +84,76 @@ void clip_add(std::vector<Span>& out, int32_t value, uint64_t a, uint64_t b, uin
     a = std::max(a, from);
     b = std::min(b, to);
     if (b > a) out.push_back({a, b, value, 1});
+}
+
+// One level of the task summaries: where its buckets start and how wide they are.
+struct Level {
+    uint64_t start, ns;
+    uint32_t count;
+
+    uint32_t bucket(uint64_t ts) const {
+        const uint64_t b = ts <= start ? 0 : (ts - start) / ns;
+        return static_cast<uint32_t>(std::min<uint64_t>(b, count - 1));
+    }
+};
+
+// A task's states at WIDTH pixels from the buckets of one level: the buckets with changes one by
+// one, the runs between them (one state) pixel by pixel; a pixel's span covers the pixel (states
+// tile the time line), clipped to the range.
+std::vector<Span> task_lod(const std::vector<TaskBucket>& entries, const Level& lv, uint64_t from,
+                           uint64_t to, uint32_t width) {
+    const uint64_t px = pixel_ns(from, to, width);
+    const uint32_t tb0 = lv.bucket(from), tb1 = lv.bucket(to);
+    auto it = std::lower_bound(entries.begin(), entries.end(), tb0,
+                               [](const TaskBucket& e, uint32_t b) { return e.bucket < b; });
+    TaskState cur = it != entries.begin() ? std::prev(it)->end : TaskState::unknown;
+    PixelGroups groups;
+    uint32_t k = tb0;
+    while (k <= tb1) {
+        const uint64_t bs = lv.start + k * lv.ns;
+        if (it != entries.end() && it->bucket == k) {
+            PixelGroup& g = groups[pixel_of(bs, from, px, width)];
+            for (int s = 1; s < 5; ++s)
+                if (it->ns[s]) g.add(std::max(bs, from), it->ns[s], s, 0);
+            g.n += it->changes;
+            cur = it->end;
+            ++it;
+            ++k;
+            continue;
+        }
+        const uint32_t e = it != entries.end() ? std::min(it->bucket, tb1 + 1) : tb1 + 1;
+        if (cur != TaskState::unknown) {
+            // [bs, run_end) split where the pixels' buckets end (a bucket goes by its start).
+            const uint64_t run_end = lv.start + uint64_t{e} * lv.ns;
+            for (uint64_t t = bs; t < run_end;) {
+                const uint32_t p = pixel_of(t, from, px, width);
+                const uint64_t pe = p + 1 == width ? run_end : from + (p + 1) * px;
+                const uint64_t cut =
+                    std::min(run_end, lv.start + ((pe - lv.start + lv.ns - 1) / lv.ns) * lv.ns);
+                groups[p].add(std::max(t, from), cut - t, static_cast<int32_t>(cur), 0);
+                t = std::max(cut, t + 1);
+            }
+        }
+        k = e;
+    }
+    std::vector<Span> spans;
+    for (PixelGroup& g : groups) {
+        const uint32_t p = g.pixel;
+        if (g.total == 0) continue;
+        // After a pixel with a state the span starts with its pixel; the first one when it is known.
+        const bool follows = !spans.empty() && spans.back().end == from + p * px;
+        const uint64_t a = follows ? from + p * px : std::max(from, std::max(g.first, from + p * px));
+        const uint64_t b = p + 1 == width ? to : std::min(to, from + (p + 1) * px);
+        if (b <= a) continue;
+        Span s{a, b, g.by_value.dominant(), std::max<uint64_t>(1, g.n)};
+        if (!spans.empty() && spans.back().value == s.value && spans.back().end == s.start) {
+            spans.back().end = s.end;
+            spans.back().n += s.n;
+        } else {
+            spans.push_back(s);
+        }
+    }
+    return spans;
 }
 
 }  // namespace
@@ -116,7 +207,7 @@ Expected<std::vector<std::vector<Span>>> ViewIndex::cpu_slices(uint64_t from, ui
         const uint64_t px = pixel_ns(from, to, width);
         const uint32_t b0 = im.cpu_bucket(start_, from), b1 = im.cpu_bucket(start_, to);
         for (size_t lane = 0; lane < lanes_.size(); ++lane) {
-            std::vector<PixelGroup> groups(width);
+            PixelGroups groups;
             for (uint32_t k = b0; k <= b1; ++k) {
                 const CpuBucket& cb = im.cpu[lane][k];
                 if (cb.busy == 0) continue;
@@ -163,48 +254,14 @@ Expected<std::map<int, std::vector<Span>>> ViewIndex::task_states(const std::vec
     std::map<int, std::vector<Span>> out;
     const uint64_t px = pixel_ns(from, to, width);
     if (px >= im.task_ns) {
-        const uint32_t tb0 = im.task_bucket(start_, from), tb1 = im.task_bucket(start_, to);
+        // The coarse level when a pixel holds one of its buckets: a query costs the buckets it reads.
+        const bool coarse = px >= im.task_ns * kCoarse;
+        const Level level{start_, coarse ? im.task_ns * kCoarse : im.task_ns,
+                          coarse ? (im.task_buckets + kCoarse - 1) / kCoarse : im.task_buckets};
         for (int pid : pids) {
             auto t = tasks_.find(pid);
             if (t == tasks_.end()) continue;
-            const auto& entries = t->second.buckets;
-            auto it = std::lower_bound(entries.begin(), entries.end(), tb0,
-                                       [](const TaskBucket& e, uint32_t b) { return e.bucket < b; });
-            TaskState cur = it != entries.begin() ? std::prev(it)->end : TaskState::unknown;
-            std::vector<PixelGroup> groups(width);
-            for (uint32_t k = tb0; k <= tb1; ++k) {
-                const uint64_t bs = start_ + k * im.task_ns;
-                PixelGroup& g = groups[pixel_of(bs, from, px, width)];
-                const uint64_t gs = std::max(bs, from);
-                if (it != entries.end() && it->bucket == k) {
-                    for (int s = 1; s < 5; ++s)
-                        if (it->ns[s]) g.add(gs, it->ns[s], s, 0);
-                    g.n += it->changes;
-                    cur = it->end;
-                    ++it;
-                } else if (cur != TaskState::unknown) {
-                    g.add(gs, im.task_ns, static_cast<int32_t>(cur), 0);
-                }
-            }
-            // A pixel's span covers the pixel (states tile the time line), clipped to the range.
-            std::vector<Span> spans;
-            for (uint32_t p = 0; p < width; ++p) {
-                PixelGroup& g = groups[p];
-                if (g.total == 0) continue;
-                // After a pixel with a state, the span starts with its pixel; the first from when known.
-                const bool follows = !spans.empty() && spans.back().end == from + p * px;
-                const uint64_t a = follows ? from + p * px : std::max(from, std::max(g.first, from + p * px));
-                const uint64_t b = p + 1 == width ? to : std::min(to, from + (p + 1) * px);
-                if (b <= a) continue;
-                Span s{a, b, g.by_value.dominant(), std::max<uint64_t>(1, g.n)};
-                if (!spans.empty() && spans.back().value == s.value && spans.back().end == s.start) {
-                    spans.back().end = s.end;
-                    spans.back().n += s.n;
-                } else {
-                    spans.push_back(s);
-                }
-            }
-            out[pid] = std::move(spans);
+            out[pid] = task_lod(coarse ? t->second.coarse : t->second.buckets, level, from, to, width);
         }
         return out;
     }
