@@ -72,6 +72,9 @@ function bindSearch(source, timeline, panel) {
             timeline.setCursor(m.first);
         }
     };
+    document.addEventListener('mousedown', (e) => {
+        if (!list.contains(e.target) && e.target !== input) list.hidden = true;
+    });
     input.addEventListener('keydown', async (e) => {
         if (e.key === 'Escape') {
             list.hidden = true;
