@@ -15,7 +15,12 @@ packages=(
   trace-cmd libtraceevent-dev libtracefs-dev libtracecmd-dev libipt-dev
   # protoc decodes convert's Perfetto traces in tests/perfetto (a decoder that is not ours).
   protobuf-compiler
+  # The browser tests of `ringscope view`'s page (tests/browser): Debian's chromium driven headless
+  # by playwright-core, an npm package pinned in tests/browser/package-lock.json (npm: below).
+  chromium nodejs
 )
+# Debian's npm only where node came without one (a NodeSource nodejs bundles npm and conflicts).
+command -v npm >/dev/null || packages+=(npm)
 # The ClickHouse server for the export tests and benchmark (started by them, never as a service):
 # optional, the export cluster test skips with a message where it cannot be installed.
 optional=(clickhouse-server clickhouse-client)
@@ -36,6 +41,12 @@ if ((${#optional_missing[@]})); then
   echo "setup: installing ${optional_missing[*]}" >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${optional_missing[@]}" \
     >/dev/null || echo "setup: ${optional_missing[*]} could not be installed; the ClickHouse export tests will skip" >&2
+fi
+
+# playwright-core for tests/browser, exactly as locked; without node the browser tests skip.
+if command -v npm >/dev/null && [ ! -d tests/browser/node_modules/playwright-core ]; then
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error) ||
+    echo "setup: npm ci failed in tests/browser; the browser tests will skip" >&2
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null

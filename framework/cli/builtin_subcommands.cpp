@@ -21,6 +21,8 @@ const std::vector<Subcommand>& builtin_subcommands() {
         {"run", "run the analyses and outputs an ANALYSIS.yaml file describes", &run_run},
         {"sql", "query a run's SQLite output with SQL", &run_sql},
         {"export", "stream the events of trace files into ClickHouse, exactly once", &run_export},
+        {"view", "a local web viewer of trace.dat files (timeline, tasks, events); --export: one HTML file",
+         &run_view},
         {"convert", "write trace.dat files as a Perfetto protobuf trace", &run_convert},
         {"merge", "combine partial results (--partial) of an analysis into one result", &run_merge},
     };

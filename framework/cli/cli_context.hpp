@@ -42,6 +42,9 @@ const std::vector<Subcommand>& builtin_subcommands();
 
 int run_plugins(CliContext& ctx, const std::vector<std::string>& args);
 int run_report(CliContext& ctx, const std::vector<std::string>& args);
+// `report` on trace.dat files with ARGS, its text written to OUT instead of stdout (`view`).
+int run_report_to(CliContext& ctx, const std::vector<std::string>& args, std::FILE* out);
+int run_view(CliContext& ctx, const std::vector<std::string>& args);
 int run_dump_pages(CliContext& ctx, const std::vector<std::string>& args);
 int run_record(CliContext& ctx, const std::vector<std::string>& args);
 int run_extract(CliContext& ctx, const std::vector<std::string>& args);

@@ -628,7 +628,7 @@ uint64_t slice_bytes() {
 
 class ReportRun {
   public:
-    ReportRun(CliContext& ctx, Options o) : ctx_(ctx), o_(std::move(o)) {}
+    ReportRun(CliContext& ctx, Options o, std::FILE* out = stdout) : ctx_(ctx), o_(std::move(o)), out_(out) {}
     int run();
 
   private:
@@ -664,10 +664,11 @@ class ReportRun {
         const uint64_t flags = c.flags_size ? ev.u64(FieldHandle{c.flags_offset, c.flags_size, 0, true}) : 0;
         return (o_.no_irqs && (flags & 0x08)) || (o_.no_softirqs && (flags & 0x10));
     }
-    bool write_stdout(const std::string& s) { return std::fwrite(s.data(), 1, s.size(), stdout) == s.size(); }
+    bool write_stdout(const std::string& s) { return std::fwrite(s.data(), 1, s.size(), out_) == s.size(); }
 
     CliContext& ctx_;
     Options o_;
+    std::FILE* out_;  // stdout, or where `view` collects the lines
     engine::TraceSet set_;
     std::vector<FilterSet> filters_;  // per file
     std::vector<std::unique_ptr<EventHandler>> handlers_;
@@ -1053,8 +1054,8 @@ int ReportRun::print_events() {
     std::vector<output::CommonLayout> common(set_.size());
     std::vector<char> common_known(set_.size());
 
-    std::fflush(stdout);
-    output::OutputBuffer buf(stdout);
+    std::fflush(out_);
+    output::OutputBuffer buf(out_);
     output::ReportStyle style{o_.latency, o_.raw, o_.nsec, o_.ts_diff};
     apply_compat(*o_.compat, style);
     output::ReportLineWriter lines(buf, style);
@@ -1379,10 +1380,9 @@ bool ReportRun::print_slices(engine::EventMerger& merger, const std::vector<size
     return std::all_of(at.begin(), at.end(), [](uint64_t a) { return a == engine::kStreamEnd; });
 }
 
-}  // namespace
-
-int run_report(CliContext& ctx, const std::vector<std::string>& args) {
-    Options o;
+// Parses report's ARGS into O; -1 when they parse, else the exit code (--help printed, or the
+// usage error).
+int parse_report_cli(CliContext& ctx, const std::vector<std::string>& args, Options& o) {
     const ReportOptionSource plugin_options = [&ctx]() -> const std::vector<plugin::RegisteredReportOption>& {
         return ctx.plugins().report_options();
     };
@@ -1404,6 +1404,14 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
         return kExitReportUsage;
     }
     if (o.no_plugins) ctx.no_plugins = true;
+    return -1;
+}
+
+}  // namespace
+
+int run_report(CliContext& ctx, const std::vector<std::string>& args) {
+    Options o;
+    if (int rc = parse_report_cli(ctx, args, o); rc >= 0) return rc;
     if (o.local_plugins) ctx.local_plugins_only = true;
     // Inputs that are not trace.dat go to the plugin decoder that claims them.
     std::vector<std::string> paths;
@@ -1422,6 +1430,13 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
                               o.jobs);
     }
     ReportRun run(ctx, std::move(o));
+    return run.run();
+}
+
+int run_report_to(CliContext& ctx, const std::vector<std::string>& args, std::FILE* out) {
+    Options o;
+    if (int rc = parse_report_cli(ctx, args, o); rc >= 0) return rc;
+    ReportRun run(ctx, std::move(o), out);
     return run.run();
 }
 

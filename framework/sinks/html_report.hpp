@@ -1,4 +1,5 @@
-// The self-contained HTML report of a run: one file, inline CSS and SVG, no script, no network.
+// The self-contained HTML report of a run: one file, inline CSS and SVG, one inline script (sortable
+// tables: html_table.hpp), no network.
 // Sections: summary (inputs, time span, events per type and CPU), sched latency (statistics,
 // log-scale histogram, worst wakeups), per-CPU utilization over time (sched.timeline), sched
 // runtime, KVM exits by reason with the guest functions behind them, then any other analysis's

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -263,7 +264,26 @@ TEST(Runs, SchedLatencyStudy) {
         EXPECT_NE(html.find(s), std::string::npos) << s;
     EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // only the SVG namespace
     EXPECT_EQ(html.find("https://"), std::string::npos);
-    EXPECT_EQ(html.find("<script"), std::string::npos);
+    // One inline script (sortable tables), nothing loaded.
+    EXPECT_EQ(html.find("<script src"), std::string::npos);
+    EXPECT_EQ(html.find("<link"), std::string::npos);
+    // Tables for people: a unit per duration, no scientific notation, the per-task latencies sorted
+    // by their worst wakeup, largest first, the exact value kept for sorting in the browser.
+    EXPECT_FALSE(std::regex_search(html, std::regex(R"(>[^<]*\de[+-]\d)"))) << "scientific notation";
+    const size_t per_task = html.find("<h3>Per task</h3>");
+    ASSERT_NE(per_task, std::string::npos);
+    const std::string table = html.substr(per_task, html.find("</table>", per_task) - per_task);
+    EXPECT_NE(table.find("<th data-dir=\"desc\">max_ns</th>"), std::string::npos) << table.substr(0, 400);
+    std::vector<double> worst;
+    const std::regex row(
+        R"re(<tr>(?:<td[^>]*>[^<]*</td>){9}<td class="n" data-v="([0-9.]+)">([^<]*)</td></tr>)re");
+    for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it) {
+        worst.push_back(std::stod((*it)[1]));
+        EXPECT_TRUE(std::regex_match((*it)[2].str(), std::regex(R"(\d+(\.\d{3})? (ns|us|ms|s))")))
+            << (*it)[2];
+    }
+    EXPECT_GE(worst.size(), 5u) << table.substr(0, 400);
+    EXPECT_TRUE(std::is_sorted(worst.rbegin(), worst.rend())) << "per-task latencies not worst first";
 
     // `ringscope sql` on the same database.
     Cmd q = sh("'" + cli_path() + "' sql '" + out + "/trace.sqlite' 'SELECT count(*) FROM events'");

@@ -1,0 +1,49 @@
+#!/bin/bash
+# ringscope view on a large trace (not a timed test): the time from the command's start until
+# /api/meta and /api/cpus have answered (first paint's data), zoom and pan answer times, and the
+# server's memory (VmHWM, VmRSS) next to the trace's size.
+#   bench/view/view_bench.sh [BUILD_DIR] [FILE]
+# Without FILE: BUILD_DIR/bench-data/big.dat (bench/report/record_big.sh records one).
+set -euo pipefail
+BUILD=${1:-build}
+F=${2:-$BUILD/bench-data/big.dat}
+[ -f "$F" ] || { echo "no $F (bench/report/record_big.sh $F)"; exit 1; }
+OUT=$(mktemp)
+t0=$(date +%s.%N)
+"$BUILD/ringscope" view --port 0 "$F" >"$OUT" &
+PID=$!
+trap 'kill $PID 2>/dev/null; rm -f "$OUT"' EXIT
+until grep -q serving "$OUT"; do sleep 0.01; kill -0 $PID; done
+PORT=$(grep -o '[0-9]*/$' "$OUT" | tr -d /)
+U=http://127.0.0.1:$PORT
+t1=$(date +%s.%N)
+META=$(curl -s "$U/api/meta")
+START=$(echo "$META" | grep -o '"start":[0-9]*' | cut -d: -f2)
+END=$(echo "$META" | grep -o '"end":[0-9]*' | cut -d: -f2)
+curl -s -o /dev/null "$U/api/cpus?from=$START&to=$END&width=1500"
+t2=$(date +%s.%N)
+echo "trace: $F ($(stat -c %s "$F") bytes, $(echo "$META" | grep -o '"total":[0-9]*' | cut -d: -f2) events)"
+printf "server up (index built): %.3f s after start\n" "$(echo "$t1 - $t0" | bc)"
+printf "first /api/meta + /api/cpus answered: %.3f s after start, %.3f s after the server was up\n" \
+	"$(echo "$t2 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
+q() {  # NAME TARGET
+	curl -s -o /dev/null -w "%{time_total} %{size_download}\n" "$U$2" | {
+		read -r t s
+		printf "%-34s %7.1f ms %9d bytes\n" "$1" "$(echo "$t * 1000" | bc)" "$s"
+	}
+}
+SPAN=$((END - START))
+MID=$((START + SPAN / 2))
+q "cpus whole, 1500 px" "/api/cpus?from=$START&to=$END&width=1500"
+q "tasks whole, 1500 px" "/api/tasks?from=$START&to=$END&width=1500"
+for div in 4 16 256 4096 65536; do
+	a=$((MID - SPAN / div / 2)) b=$((MID + SPAN / div / 2))
+	q "cpus zoom 1/$div" "/api/cpus?from=$a&to=$b&width=1500"
+	q "tasks zoom 1/$div" "/api/tasks?from=$a&to=$b&width=1500"
+	q "cpus pan 1/$div" "/api/cpus?from=$((a + SPAN / div / 4))&to=$((b + SPAN / div / 4))&width=1500"
+done
+q "events zoom 1/4096, 1000 lines" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000"
+q "stats zoom 1/256" "/api/stats?from=$((MID - SPAN / 512))&to=$((MID + SPAN / 512))"
+grep -E 'VmHWM|VmRSS' /proc/$PID/status | tr -s ' \t' ' '
+kill $PID
+wait $PID || true

@@ -1,0 +1,236 @@
+#include "framework/view/view_index.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "framework/engine/time_slicer.hpp"
+#include "framework/view/sched_tracker.hpp"
+#include "framework/view/view_index_impl.hpp"
+
+namespace ringscope::view {
+
+char state_letter(TaskState s) noexcept {
+    switch (s) {
+        case TaskState::running:
+            return 'R';
+        case TaskState::runnable:
+            return 'W';
+        case TaskState::sleeping:
+            return 'S';
+        case TaskState::blocked:
+            return 'D';
+        default:
+            return '?';
+    }
+}
+
+namespace {
+
+constexpr size_t kMaxDropped = 100000;  // dropped-event marks kept (each is one page's loss)
+
+}  // namespace
+
+ViewIndex::ViewIndex() : impl_(std::make_unique<Impl>()) {}
+ViewIndex::~ViewIndex() = default;
+
+std::string ViewIndex::lane_name(size_t lane) const {
+    return std::to_string(lanes_[lane].file) + ":" + std::to_string(lanes_[lane].cpu);
+}
+
+namespace {
+
+// The last timestamp of every stream of MERGER (read backwards from each end, then rewound).
+uint64_t last_timestamp(engine::EventMerger& merger) {
+    uint64_t last = 0;
+    for (auto& s : merger.sources()) {
+        s.stream.seek_end();
+        if (const engine::Record* r = s.stream.peek_back()) last = std::max(last, r->ts);
+        s.stream.rewind();
+    }
+    return last;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::string>& files,
+                                                     uint32_t cpu_buckets, uint32_t task_buckets) {
+    std::unique_ptr<ViewIndex> ix(new ViewIndex());
+    for (const auto& f : files)
+        if (Status st = ix->set_.add_file(f, engine::OpenOptions{}); !st) return st.error();
+    ix->set_.pair_guests();
+    Impl& im = *ix->impl_;
+    task_buckets = std::max<uint32_t>(1, task_buckets);
+    im.ratio = std::max<uint32_t>(1, cpu_buckets / task_buckets);
+    im.task_buckets = task_buckets;
+    im.cpu_buckets = task_buckets * im.ratio;
+    for (size_t f = 0; f < ix->set_.size(); ++f) im.sched.push_back(SchedTypes::of(ix->set_.file(f)));
+
+    engine::EventMerger merger;
+    const auto top = top_buffers(ix->set_);
+    if (Status st = ix->set_.build_merger(top, {}, merger); !st) return st.error();
+    for (size_t k = 0; k < merger.sources().size(); ++k) {
+        const auto& s = merger.sources()[k];
+        ix->lanes_.push_back({s.file_index, s.stream.cpu(), k});
+    }
+    // The time span first (of every buffer: instances print too): buckets are fixed fractions of it.
+    engine::EventMerger all;
+    const auto order = ix->set_.buffer_order();
+    if (Status st = ix->set_.build_merger(order, {}, all); !st) return st.error();
+    const uint64_t last = last_timestamp(all);
+    uint64_t first = UINT64_MAX;
+    for (auto& s : all.sources())
+        if (const engine::Record* r = s.stream.peek()) first = std::min(first, r->ts);
+    if (first == UINT64_MAX) first = 0;
+    ix->start_ = first;
+    ix->end_ = std::max(first, last);
+    const uint64_t span = ix->end_ - ix->start_ + 1;
+    im.cpu_ns = std::max<uint64_t>(1, (span + im.cpu_buckets - 1) / im.cpu_buckets);
+    im.task_ns = im.cpu_ns * im.ratio;
+    im.cpu.assign(ix->lanes_.size(), std::vector<CpuBucket>(im.cpu_buckets));
+    im.open.assign(ix->lanes_.size(), {});
+
+    ViewIndex& v = *ix;
+    SchedTracker tracker(im.sched, v.lanes_.size());
+    tracker.on_slice = [&](size_t lane, int32_t pid, uint64_t a, uint64_t b) {
+        if (b <= a) return;
+        auto& buckets = im.cpu[lane];
+        OpenBucket& ob = im.open[lane];
+        uint32_t ba = im.cpu_bucket(v.start_, a), bb = im.cpu_bucket(v.start_, b - 1);
+        buckets[ba].starts++;
+        for (uint32_t k = ba; k <= bb; ++k) {
+            const uint64_t bs = v.start_ + k * im.cpu_ns, be = bs + im.cpu_ns;
+            const uint64_t lo = std::max(a, bs), hi = std::min(b, be);
+            if (hi <= lo) continue;
+            CpuBucket& cb = buckets[k];
+            if (lo == bs) cb.running_at_start = pid;
+            cb.busy += hi - lo;
+            cb.first_busy = std::min(cb.first_busy, lo);
+            if (ob.index != k) {
+                if (ob.index != UINT32_MAX) buckets[ob.index].dominant = ob.dominant();
+                ob.index = k;
+                ob.ran.clear();
+            }
+            ob.add(pid, hi - lo);
+        }
+    };
+    tracker.on_state = [&](int32_t pid, TaskState s, uint64_t a, uint64_t b, TaskState next) {
+        TaskSummary& t = v.tasks_[pid];
+        t.pid = pid;
+        auto entry = [&](uint32_t bk, TaskState at_start) -> TaskBucket& {
+            if (t.buckets.empty() || t.buckets.back().bucket != bk) {
+                TaskBucket tb;
+                tb.bucket = bk;
+                tb.start = at_start;
+                tb.end = at_start;
+                t.buckets.push_back(tb);
+            }
+            return t.buckets.back();
+        };
+        const uint32_t ba = im.task_bucket(v.start_, a), bb = im.task_bucket(v.start_, b);
+        const auto si = static_cast<size_t>(s);
+        if (ba == bb) {
+            entry(ba, s).ns[si] += b - a;
+        } else {
+            entry(ba, s).ns[si] += v.start_ + (ba + 1) * im.task_ns - a;
+            entry(bb, s).ns[si] += b - (v.start_ + bb * im.task_ns);
+        }
+        if (next != s) {  // a transition at B (not the end of the pass)
+            TaskBucket& e = entry(bb, s);
+            e.changes++;
+            e.end = next;
+        }
+    };
+
+    const engine::Record* r;
+    engine::MergeSource* src;
+    while (merger.next(r, src)) {
+        const size_t lane = merger.index_of(src);
+        const EventType* type = src->file->type_of(r->data, r->size);
+        if (!type) continue;  // report skips these too
+        Event ev(type, src->file, {r->data, r->size}, r->ts, r->cpu, r->missed, r->trailing);
+        const std::string name = std::string(type->system) + ":" + std::string(type->name);
+        if (++v.counts_[name] == 1) v.first_[name] = r->ts;
+        ++v.total_;
+        if (r->missed != 0 && v.dropped_.size() < kMaxDropped)
+            v.dropped_.push_back({v.lane_name(lane), r->ts, r->missed});
+        CpuBucket& cb = im.cpu[lane][im.cpu_bucket(v.start_, r->ts)];
+        cb.events++;
+        if (cb.offset == UINT64_MAX) cb.offset = r->offset;
+        tracker.feed(lane, src->file_index, ev);
+    }
+    if (Status st = merger.status(); !st) return st.error();
+    tracker.finish(v.end_);
+    for (size_t lane = 0; lane < v.lanes_.size(); ++lane) {
+        auto& buckets = im.cpu[lane];
+        if (im.open[lane].index != UINT32_MAX)
+            buckets[im.open[lane].index].dominant = im.open[lane].dominant();
+        im.open[lane] = {};
+        // A bucket without records starts where the next one with records does.
+        uint64_t next = engine::kStreamEnd;
+        for (size_t k = buckets.size(); k-- > 0;) {
+            if (buckets[k].offset == UINT64_MAX) buckets[k].offset = next;
+            next = buckets[k].offset;
+        }
+    }
+
+    // The coarse level: kCoarse buckets in one, with the fine buckets between changes (one state
+    // each) added in.
+    for (auto& [pid, t] : v.tasks_) {
+        uint32_t next_fine = 0;  // the first fine bucket of the current coarse one not yet counted
+        auto fill = [&](TaskBucket& c, uint32_t upto, TaskState s) {
+            if (upto > next_fine) c.ns[static_cast<size_t>(s)] += uint64_t{upto - next_fine} * im.task_ns;
+        };
+        for (const TaskBucket& e : t.buckets) {
+            const uint32_t cb = e.bucket / kCoarse;
+            if (t.coarse.empty() || t.coarse.back().bucket != cb) {
+                if (!t.coarse.empty()) {
+                    TaskBucket& prev = t.coarse.back();
+                    fill(prev, std::min((prev.bucket + 1) * kCoarse, im.task_buckets), prev.end);
+                }
+                TaskBucket c;
+                c.bucket = cb;
+                c.start = e.start;
+                t.coarse.push_back(c);
+                next_fine = cb * kCoarse;
+            }
+            TaskBucket& c = t.coarse.back();
+            fill(c, e.bucket, e.start);
+            c.changes += e.changes;
+            c.end = e.end;
+            for (size_t s = 0; s < 5; ++s) c.ns[s] += e.ns[s];
+            next_fine = e.bucket + 1;
+        }
+        if (!t.coarse.empty()) {
+            TaskBucket& last = t.coarse.back();
+            fill(last, std::min((last.bucket + 1) * kCoarse, im.task_buckets), last.end);
+        }
+    }
+    // Instances print in `report` too: their events count, read stream by stream.
+    for (size_t f = 0; f < v.set_.size(); ++f) {
+        for (size_t b = 1; b < v.set_.file(f).buffer_count(); ++b) {
+            engine::EventMerger inst;
+            const engine::BufferRef ref{f, b};
+            if (Status st = v.set_.build_merger(std::span(&ref, 1), {}, inst); !st) return st.error();
+            for (auto& s : inst.sources()) {
+                while (const engine::Record* rec = s.stream.peek()) {
+                    if (const EventType* t = s.file->type_of(rec->data, rec->size)) {
+                        const std::string name = std::string(t->system) + ":" + std::string(t->name);
+                        if (++v.counts_[name] == 1 || rec->ts < v.first_[name]) v.first_[name] = rec->ts;
+                        ++v.total_;
+                    }
+                    s.stream.advance();
+                }
+                if (!s.stream.status()) return s.stream.status().error();
+            }
+        }
+    }
+    return ix;
+}
+
+size_t ViewIndex::summary_bytes() const {
+    size_t n = impl_->cpu.size() * impl_->cpu_buckets * sizeof(CpuBucket);
+    for (const auto& [pid, t] : tasks_) n += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
+    return n + dropped_.size() * sizeof(Dropped);
+}
+
+}  // namespace ringscope::view

@@ -1,0 +1,141 @@
+// What `ringscope view` knows of a trace after one pass: per-CPU and per-task summaries in a fixed
+// number of time buckets (so memory does not grow with the trace), event counts, dropped events, and
+// per bucket where each CPU stream stands (the time -> position index). Queries at a resolution
+// coarser than a bucket are answered from the buckets; narrower ones decode just their range again
+// from the file (see README.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ringscope/error.hpp>
+#include <ringscope/filter.hpp>
+
+#include "framework/engine/trace_set.hpp"
+
+namespace ringscope::view {
+
+// A thread state of /api/tasks.
+enum class TaskState : uint8_t { unknown, running, runnable, sleeping, blocked };
+char state_letter(TaskState s) noexcept;
+
+// One CPU of one file's top buffer ("FILE:CPU").
+struct CpuLane {
+    size_t file = 0;
+    int cpu = 0;
+    size_t source = 0;  // its index among the top buffers' merge sources
+};
+
+struct CpuBucket {
+    uint64_t busy = 0;                 // ns a task other than idle ran
+    uint64_t first_busy = UINT64_MAX;  // when the first of it starts
+    uint64_t offset = UINT64_MAX;      // the lane's first record at or after the bucket start
+    int32_t dominant = 0;              // the pid that ran longest
+    int32_t running_at_start = 0;      // the pid running when the bucket starts
+    uint32_t starts = 0;               // slices that start in the bucket
+    uint32_t events = 0;               // events of the lane in the bucket
+};
+
+// A task's bucket where its state changed (buckets between two of these stay in `end` of the first).
+struct TaskBucket {
+    uint32_t bucket = 0;
+    uint32_t changes = 0;
+    TaskState start = TaskState::unknown;
+    TaskState end = TaskState::unknown;
+    uint64_t ns[5] = {};  // per TaskState
+};
+
+// Task buckets per coarse bucket (the second level of the task summaries).
+inline constexpr uint32_t kCoarse = 32;
+
+struct TaskSummary {
+    int pid = 0;
+    std::vector<TaskBucket> buckets;  // in bucket order
+    std::vector<TaskBucket> coarse;   // the same, kCoarse buckets in one
+};
+
+struct TaskStats {
+    uint64_t run = 0, wait = 0;  // ns running, ns runnable
+    uint64_t wakeup_max = 0, wakeup_sum = 0, wakeups = 0;
+};
+
+struct FilterMatches {
+    uint64_t count = 0, first = 0;
+};
+
+struct Dropped {
+    std::string lane;
+    uint64_t ts = 0;
+    int64_t count = 0;
+};
+
+// A span of a lane in an answer: [start, end], a pid or a state, and how many were merged.
+struct Span {
+    uint64_t start = 0, end = 0;
+    int32_t value = 0;  // pid (cpus) or TaskState (tasks)
+    uint64_t n = 1;
+};
+
+class ViewIndex {
+  public:
+    // Opens FILES (a host and its guests as `report` takes them) and summarises them in one pass.
+    // CPU_BUCKETS / TASK_BUCKETS: the buckets per lane (the resolution of the summaries).
+    static Expected<std::unique_ptr<ViewIndex>> open(const std::vector<std::string>& files,
+                                                     uint32_t cpu_buckets = 16384,
+                                                     uint32_t task_buckets = 16384);
+
+    uint64_t start() const noexcept { return start_; }
+    uint64_t end() const noexcept { return end_; }
+    engine::TraceSet& set() noexcept { return set_; }
+    const std::vector<CpuLane>& lanes() const noexcept { return lanes_; }
+    const std::map<std::string, uint64_t>& event_counts() const noexcept { return counts_; }
+    // The first timestamp of each event ("system:name").
+    const std::map<std::string, uint64_t>& event_first() const noexcept { return first_; }
+    const std::vector<Dropped>& dropped() const noexcept { return dropped_; }
+    const std::map<int, TaskSummary>& tasks() const noexcept { return tasks_; }
+    std::string lane_name(size_t lane) const;
+    uint64_t total_events() const noexcept { return total_; }
+
+    // The running tasks of every lane in [FROM, TO] at WIDTH pixels: the slices that start in one
+    // pixel merged into one (the dominant pid, n = how many), at most WIDTH per lane.
+    Expected<std::vector<std::vector<Span>>> cpu_slices(uint64_t from, uint64_t to, uint32_t width);
+    // Event counts of LANE in [FROM, TO] per pixel: (pixel start, count), non-zero only.
+    std::vector<std::pair<uint64_t, uint64_t>> cpu_ticks(size_t lane, uint64_t from, uint64_t to,
+                                                         uint32_t width) const;
+    // The states of tasks PIDS in [FROM, TO] at WIDTH pixels (same merging, dominant state).
+    Expected<std::map<int, std::vector<Span>>> task_states(const std::vector<int>& pids, uint64_t from,
+                                                           uint64_t to, uint32_t width);
+    // Whether [FROM, TO] at WIDTH is answered from the summaries (else decoded again).
+    bool cpu_from_summary(uint64_t from, uint64_t to, uint32_t width) const;
+    // Run, wait and wakeup latency per task in [FROM, TO] (decoded again: exact).
+    Expected<std::map<int32_t, TaskStats>> task_stats(uint64_t from, uint64_t to);
+    // The events of the first file the filter accepts (as report applies -F), and the first one's time.
+    Expected<FilterMatches> count_matching(FilterSet& filter);
+    // When the task's first state change was seen (its first summary bucket's start).
+    uint64_t task_first_seen(int pid) const;
+    // Approximate bytes held by the summaries (for the benchmark).
+    size_t summary_bytes() const;
+
+    struct Impl;
+    ~ViewIndex();
+
+  private:
+    ViewIndex();
+    // Decodes [FROM, TO] of the top buffers again from the bucket before FROM into TRACKER, which
+    // starts from the summaries' state there (tasks too when WITH_TASKS).
+    Status replay(uint64_t from, uint64_t to, class SchedTracker& tracker, bool with_tasks);
+
+    std::unique_ptr<Impl> impl_;
+    engine::TraceSet set_;
+    uint64_t start_ = 0, end_ = 0;
+    uint64_t total_ = 0;
+    std::vector<CpuLane> lanes_;
+    std::map<std::string, uint64_t> counts_, first_;
+    std::vector<Dropped> dropped_;
+    std::map<int, TaskSummary> tasks_;
+};
+
+}  // namespace ringscope::view

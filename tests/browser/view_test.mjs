@@ -1,0 +1,286 @@
+// `ringscope view` in Debian's chromium: on every committed trace the page loads with no console
+// error and no failed request and its CPU lanes draw; on basic.dat, wheel / W / A / drag change
+// the range shown and the page asks only for that range at its pixel width, and a selected range
+// lists exactly the lines `ringscope report` prints for it.
+// Usage: node view_test.mjs PATH/TO/ringscope [ARTIFACTS_DIR]
+
+import fs from 'node:fs';
+import path from 'node:path';
+
+import * as t from './lib.mjs';
+
+// Traces where the server does not yet give what the page needs (checked, reported as GAP).
+const KNOWN_GAPS = {
+    'instances.dat':
+        'its sched_switch events are in instance ringscope_a; the server\'s CPU lanes read the top buffer',
+};
+
+const {ringscope, artifacts} = t.args();
+const browser = await t.launchBrowser();
+const checks = new t.Checks('browser_view');
+
+async function openView(files, viewport = {
+    width: 1400,
+    height: 900
+}) {
+    const server = await t.startServer(ringscope, files);
+    const page = await browser.newPage({viewport});
+    const seen = t.watch(page);
+    await page.goto(server.url);
+    await t.waitDrawn(page);
+    return {server, page, seen};
+}
+
+// Every committed trace: loads clean, every CPU lane with a running task draws colored slices.
+const traces = fs.readdirSync(path.join(t.DATA, 'traces')).filter((f) => f.endsWith('.dat')).sort();
+for (const name of traces) {
+    const file = path.join(t.DATA, 'traces', name);
+    const {server, page, seen} = await openView([file]);
+    const lanes = await t.coloredPixels(page, ['cpu']);
+    const cpusAnswer = await page.evaluate(() => [...window.ringscopeView.cpu.values()]);
+    const busy = new Set(cpusAnswer.filter((l) => l.slices?.length).map((l) => l.lane));
+    const drawn = lanes.filter((l) => busy.has(l.lane) && l.colored > 0).map((l) => l.lane);
+    checks.ok(lanes.length > 0, `${name}: CPU lanes laid out (${lanes.length})`);
+    // Dropped events: a red mark in its lane at each place in the range shown.
+    const drops = await page.evaluate(() => {
+        const view = window.ringscopeView;
+        const canvas = view.canvas;
+        const ctx = canvas.getContext('2d');
+        const scale = canvas.width / canvas.getBoundingClientRect().width;
+        const rows = JSON.parse(canvas.dataset.layout);
+        let marked = 0;
+        let shown = 0;
+        for (const d of view.meta.dropped || []) {
+            const row = rows.find((r) => r.lane === d.lane);
+            if (!row || d.ts < view.from || d.ts > view.to) continue;
+            shown++;
+            const x = Math.round(Math.min(view.xAt(d.ts), view.cssWidth - 1) * scale);
+            const [r, g, b] = ctx.getImageData(x, Math.round((row.y + row.h / 2) * scale), 1, 1).data;
+            if (r > 150 && g < 60 && b < 60) marked++;
+        }
+        return {marked, shown, total: (view.meta.dropped || []).length};
+    });
+    if (drops.total) {
+        checks.ok(
+            drops.shown > 0 && drops.marked === drops.shown,
+            `${name}: ${drops.marked} of ${drops.shown} places of dropped events marked in red`);
+    }
+    if (name === 'dropped.dat') checks.ok(drops.total > 0, `${name}: /api/meta lists ${drops.total} drops`);
+    const switches = await page.evaluate(async () => {
+        const meta = await (await fetch('api/meta')).json();
+        return meta.events.filter((e) => /sched_switch$/.test(e.name)).reduce((n, e) => n + e.count, 0);
+    });
+    checks.ok(
+        drawn.length === busy.size,
+        `${name}: every CPU lane with slices draws them (${drawn.length} of ${busy.size})`,
+        JSON.stringify(lanes),
+    );
+    const slicesShown = `${name}: its ${switches} sched_switch events give CPU slices (${busy.size} lanes)`;
+    if (KNOWN_GAPS[name])
+        checks.gap(switches === 0 || busy.size > 0, slicesShown, KNOWN_GAPS[name]);
+    else
+        checks.ok(switches === 0 || busy.size > 0, slicesShown);
+    await page.screenshot({path: path.join(artifacts, `view-${name.replace(/\.dat$/, '')}.png`)});
+    checks.ok(seen.errors.length === 0, `${name}: no console error`, seen.errors.join(' | '));
+    checks.ok(seen.failed.length === 0, `${name}: no failed request`, seen.failed.join(' | '));
+    await page.close();
+    await server.stop();
+}
+
+// Zoom, pan and the requests they make, on basic.dat.
+const basic = path.join(t.DATA, 'traces', 'basic.dat');
+{
+    const {server, page, seen} = await openView([basic]);
+    const canvas = await page.locator('#timeline').boundingBox();
+    const labelWidth = Number(await page.$eval('#timeline', (c) => c.dataset.labelWidth));
+    const plotWidth = Math.round(canvas.width - labelWidth);
+    const full = await t.shownRange(page);
+
+    const cpuRequests = [];
+    page.on('request', (r) => {
+        if (r.url().includes('/api/cpus')) cpuRequests.push(new URL(r.url()).searchParams);
+    });
+
+    await page.mouse.move(canvas.x + labelWidth + plotWidth / 2, canvas.y + 60);
+    await page.mouse.wheel(0, -400);
+    await t.waitDrawn(page);
+    const wheeled = await t.shownRange(page);
+    checks.ok(
+        wheeled.to - wheeled.from < full.to - full.from && wheeled.from >= full.from && wheeled.to <= full.to,
+        `wheel zooms in: ${full.to - full.from} ns -> ${wheeled.to - wheeled.from} ns shown`,
+    );
+    await page.keyboard.press('w');
+    await t.waitDrawn(page);
+    const keyed = await t.shownRange(page);
+    checks.ok(
+        keyed.to - keyed.from < wheeled.to - wheeled.from,
+        `W zooms in: ${wheeled.to - wheeled.from} ns -> ${keyed.to - keyed.from} ns`,
+    );
+    await page.keyboard.press('a');
+    await t.waitDrawn(page);
+    const panned = await t.shownRange(page);
+    checks.ok(
+        panned.from < keyed.from && Math.abs(panned.to - panned.from - (keyed.to - keyed.from)) <= 1,
+        `A pans left keeping the span: from ${keyed.from} -> ${panned.from}`,
+    );
+    await page.mouse.move(canvas.x + labelWidth + 300, canvas.y + 60);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + labelWidth + 100, canvas.y + 60, {steps: 5});
+    await page.mouse.up();
+    await t.waitDrawn(page);
+    const dragged = await t.shownRange(page);
+    checks.ok(dragged.from > panned.from, `dragging left pans right: from ${panned.from} -> ${dragged.from}`);
+
+    const last = cpuRequests[cpuRequests.length - 1];
+    checks.ok(
+        last && Number(last.get('from')) === dragged.from && Number(last.get('to')) === dragged.to,
+        'the last /api/cpus request asks for exactly the range shown',
+        last ? last.toString() : 'no request',
+    );
+    checks.ok(
+        cpuRequests.every((q) => Number(q.get('width')) === plotWidth),
+        `every /api/cpus request is at the plot's pixel width (${plotWidth})`,
+        cpuRequests.map((q) => q.get('width')).join(','),
+    );
+    checks.ok(
+        cpuRequests.length <= 12,
+        `debounced: ${cpuRequests.length} /api/cpus requests for 4 zoom / pan gestures`,
+    );
+    await page.screenshot({path: path.join(artifacts, 'view-basic-zoomed.png')});
+    checks.ok(
+        seen.errors.length === 0 && seen.failed.length === 0,
+        'zoom / pan: no console error, no failed request', [...seen.errors, ...seen.failed].join(' | '));
+    await page.close();
+    await server.stop();
+}
+
+// The lines of a range with dropped events: report's "CPU:N [K EVENTS DROPPED]" among them.
+{
+    const dropped = path.join(t.DATA, 'traces', 'dropped.dat');
+    const report = t.run(ringscope, ['report', dropped]);
+    const {server, page} = await openView([dropped]);
+    const {lines, expected} = await t.selectAndRead(page, report, 0.2, 0.6);
+    const drops = expected.filter((l) => /EVENTS DROPPED/.test(l)).length;
+    checks.ok(
+        drops > 0 && t.sameLines(lines, expected),
+        `dropped.dat: a selection lists exactly report's ${expected.length} lines, ${drops} of them drops`,
+        t.firstDifference(lines, expected));
+    await page.close();
+    await server.stop();
+}
+
+// A selected range lists exactly report's lines for it; the task table is readable.
+{
+    const report = t.run(ringscope, ['report', basic]);
+    const {server, page, seen} = await openView([basic]);
+    const canvas = await page.locator('#timeline').boundingBox();
+    const labelWidth = Number(await page.$eval('#timeline', (c) => c.dataset.labelWidth));
+    const plot = canvas.width - labelWidth;
+
+    const selections = [
+        [
+            'shift-drag on the lanes',
+            () => t.shiftDrag(page, labelWidth + plot * 0.3, labelWidth + plot * 0.45, 70)
+        ],
+        [
+            'drag on the axis',
+            async () => {
+                await page.mouse.move(canvas.x + labelWidth + plot * 0.02, canvas.y + 10);
+                await page.mouse.down();
+                await page.mouse.move(canvas.x + labelWidth + plot * 0.2, canvas.y + 10, {steps: 6});
+                await page.mouse.up();
+            },
+        ],
+    ];
+    for (const [how, select] of selections) {
+        await select();
+        const sel = await page.$eval(
+            '#selection', (el) => ({from: Number(el.dataset.from), to: Number(el.dataset.to)}));
+        const lines = await t.panelLines(page);
+        const expected = t.reportLinesIn(report, sel.from, sel.to);
+        checks.ok(expected.length >= 10, `${how}: report prints ${expected.length} lines in the selection`);
+        checks.ok(
+            t.sameLines(lines, expected),
+            `${how}: the panel lists exactly report's ${expected.length} lines for ${sel.from}..${sel.to}`,
+            t.firstDifference(lines, expected),
+        );
+        await page.screenshot({
+            path:
+                path.join(artifacts, `view-basic-selection-${selections.findIndex((s) => s[0] === how)}.png`)
+        });
+    }
+
+    await page.click('[data-tab="tasks"]');
+    const table = await page.$$eval(
+        '#task-table tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    const runs = table.slice(1).map((r) => r[2]);
+    checks.ok(table.length > 2, `the task table lists ${table.length - 1} tasks`);
+    checks.ok(
+        runs.every((v) => /^\d+(\.\d{3})? (ns|us|ms|s)$/.test(v)),
+        'run times have a unit per value, no scientific notation',
+        runs.join(', '),
+    );
+    const toNs = (v) => {
+        const [n, unit] = v.split(' ');
+        return Number(n) * {ns: 1, us: 1e3, ms: 1e6, s: 1e9}[unit];
+    };
+    checks.ok(
+        runs.every((v, i) => i === 0 || toNs(runs[i - 1]) >= toNs(v)),
+        'the task table is sorted by run time, worst first',
+    );
+    await page.click('#task-table th[data-key="wait"]');
+    const waits =
+        await page.$$eval('#task-table tr td:nth-child(4)', (tds) => tds.map((td) => td.textContent));
+    checks.ok(
+        waits.every((v, i) => i === 0 || toNs(waits[i - 1]) >= toNs(v)),
+        'a click on a column sorts by it, worst first',
+        waits.join(', '),
+    );
+    await page.screenshot({path: path.join(artifacts, 'view-basic-tasks.png')});
+
+    // Search: a pid highlights its task lane.
+    const pid = Number(/-(\d+)\s+\[/.exec(report.split('\n').find((l) => /sched_switch/.test(l)))[1]);
+    await page.fill('#search', String(pid));
+    await page.press('#search', 'Enter');
+    await page.waitForFunction((pid) => window.ringscopeView.highlightPid === pid, pid, {timeout: 10000});
+    checks.ok(true, `search for pid ${pid} highlights its lane`);
+
+    // Search: an event name puts the cursor on its first event.
+    const firstSwitch = report.split('\n').find((l) => / sched_switch: /.test(l));
+    const [, sec, usec] = /\s(\d+)\.(\d{6}):\s/.exec(firstSwitch);
+    const before = await page.$eval('#cursor', (el) => el.dataset.ns);
+    await page.fill('#search', 'sched_switch');
+    await page.press('#search', 'Enter');
+    await page.waitForFunction(
+        (before) => document.getElementById('cursor').dataset.ns !== before, before, {timeout: 10000});
+    const cursor = Number(await page.$eval('#cursor', (el) => el.dataset.ns));
+    checks.ok(
+        Math.floor(cursor / 1000) === Number(sec) * 1e6 + Number(usec),
+        `search for sched_switch puts the cursor on its first event (${sec}.${usec})`, String(cursor));
+
+    // Search: a -F filter selects the range shown and lists report -F's lines in it.
+    const filter = `sched_switch:next_pid==${pid}`;
+    await page.evaluate(() => document.activeElement.blur());
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('0');
+    await page.fill('#search', filter);
+    await page.press('#search', 'Enter');
+    const filtered = await t.panelLines(page);
+    const sel =
+        await page.$eval('#selection', (el) => ({from: Number(el.dataset.from), to: Number(el.dataset.to)}));
+    const wanted = t.reportLinesIn(t.run(ringscope, ['report', '-F', filter, basic]), sel.from, sel.to);
+    checks.ok(
+        wanted.length >= 2 && t.sameLines(filtered, wanted),
+        `search for ${filter} lists report -F's ${wanted.length} lines of the range`,
+        t.firstDifference(filtered, wanted));
+    await page.screenshot({path: path.join(artifacts, 'view-basic-filter.png')});
+    checks.ok(
+        seen.errors.length === 0 && seen.failed.length === 0,
+        'selection / search: no console error, no failed request',
+        [...seen.errors, ...seen.failed].join(' | '));
+    await page.close();
+    await server.stop();
+}
+
+await browser.close();
+checks.done();
