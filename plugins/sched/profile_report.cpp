@@ -13,7 +13,7 @@
 #include <ringscope/context.hpp>
 #include <ringscope/resolver.hpp>
 
-#include "task_state.hpp"
+#include <ringscope/task_state.hpp>
 
 namespace ringscope::sched {
 namespace {
