@@ -25,6 +25,7 @@
 
 #include <functional>
 
+#include <ringscope/event_hook.hpp>
 #include <ringscope/filter.hpp>
 #include <ringscope/selection.hpp>
 #include <ringscope/text_buffer.hpp>
@@ -133,6 +134,7 @@ struct Options {
     bool list_cpus = false, first_event = false, last_event = false;
     bool local_plugins = false;  // -L
     bool by_comm = false;        // --by-comm
+    std::string hooks;           // -H, one per line (the sched plugin's --profile reads them)
     int verbose = -1;            // -V, --verbose[=LEVEL]: libtracefs's log level (-1: not given)
     Format format = Format::text;
     std::string input_format;  // --input-format: a plugin decoder's format name ("" = probe)
@@ -258,8 +260,8 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
                 o.show_events = true;
                 break;
             case 'G':
-                break;  // --profile's irqs per CPU instead of per task: not implemented (see the sched
-                        // plugin)
+                o.print_options.push_back("sched:global=1");  // --profile: irqs per CPU, not per task
+                break;
             case 'R':
                 o.raw = true;
                 break;
@@ -287,8 +289,17 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
             case 'j':
                 o.jobs = parse_jobs(arg);
                 break;
-            case 'H':
-                throw UsageError{"-H (event hooks) is not supported"};
+            case 'H': {
+                // trace-cmd prints each hook as it reads it (and crashes on a malformed one).
+                std::string warnings;
+                auto hook = parse_event_hook(arg, &warnings);
+                if (!hook) throw UsageError{"Invalid hook format '" + arg + "'"};
+                std::fputs(warnings.c_str(), stderr);
+                std::printf("%s\n", event_hook_line(*hook).c_str());
+                std::fflush(stdout);
+                o.hooks += (o.hooks.empty() ? "" : "\n") + arg;
+                break;
+            }
             case 'O':
                 o.print_options.push_back(arg);
                 break;
@@ -482,6 +493,7 @@ Options parse_args(const std::vector<std::string>& args, const ReportOptionSourc
         }
     }
     (void)tsoffset;
+    if (!o.hooks.empty()) o.print_options.push_back("sched:hooks=" + o.hooks);
     if (o.by_comm &&
         std::none_of(o.report_options.begin(), o.report_options.end(),
                      [](const RequestedOption& r) { return r.registered->option.long_name == "profile"; }))

@@ -192,17 +192,22 @@ Status write_pending_text(std::vector<std::unique_ptr<io::AtomicOutput>>& pendin
 int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     std::string path;
     std::vector<std::string> sets, input_files;
+    std::vector<std::string> sel_words;  // the selection as given, for command-backed analyses
     EventSelection sel;
     bool check_only = false, quiet = false;
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         std::string sel_error;
+        const size_t first = i;
         const SelectionParse sp = parse_selection_option(args, i, sel, sel_error);
         if (sp == SelectionParse::error) {
             ctx.error("run: " + sel_error);
             return kExitUsage;
         }
-        if (sp == SelectionParse::ok) continue;
+        if (sp == SelectionParse::ok) {
+            sel_words.insert(sel_words.end(), args.begin() + first, args.begin() + i + 1);
+            continue;
+        }
         if (a == "-h" || a == "--help") {
             std::fputs(kUsage, stdout);
             std::fputs(selection_usage(), stdout);
@@ -269,6 +274,9 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         // validation error like the others.
         for (const auto& run : cfg.analyses) {
             const config::CatalogEntry* e = catalog.find(run.name);
+            if (e && !e->command.empty() && !e->takes_selection && sel.selects() && !quiet)
+                std::fprintf(stderr, "run: %s reads no events: the selection does not apply to it\n",
+                             run.name.c_str());
             if (!e || !e->command.empty()) continue;
             if (!pass.add(e->spec, run.params)) {
                 std::string bounds;
@@ -297,13 +305,22 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
                                                   "sqlite, perfetto and html outputs read trace.dat only"});
             }
         }
-        // Filters are checked against the first input's event formats.
-        if (!cfg.inputs.empty() && (!cfg.filters.empty() || sel.selects())) {
+        // Filters are checked against the first trace.dat input's event formats (Intel PT
+        // streams have none).
+        const config::InputSpec* events_input = nullptr;
+        for (const auto& in : cfg.inputs) {
+            auto f = io::MappedFile::open(in.path);
+            if (f && io::has_trace_dat_magic((*f)->bytes())) {
+                events_input = &in;
+                break;
+            }
+        }
+        if (events_input && (!cfg.filters.empty() || sel.selects())) {
             TraceOpenOptions o;
             o.load_plugins = false;
-            auto t = Trace::open(cfg.inputs.front().path, o);
+            auto t = Trace::open(events_input->path, o);
             if (!t) {
-                errors.push_back({cfg.inputs.front().pos, t.error().to_string()});
+                errors.push_back({events_input->pos, t.error().to_string()});
             } else {
                 for (const auto& f : cfg.filters)
                     if (Status s = t->add_filter(f.text); !s)
@@ -442,7 +459,9 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             continue;
         }
         progress.stage(run.name);
-        auto r = config::run_command_analysis(*e, run.params, files, host, resolvers);
+        std::vector<std::string> selection = sel_words;
+        for (const auto& f : cfg.filters) selection.insert(selection.end(), {"-F", f.text});
+        auto r = config::run_command_analysis(*e, run.params, selection, files, host, resolvers);
         if (!r) return fail(r.error());
         std::vector<ResultTable> tables = result_tables(run.name, r->json);
         results.push_back({run.name, std::move(r->json), std::move(tables)});

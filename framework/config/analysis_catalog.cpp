@@ -80,6 +80,7 @@ void AnalysisCatalog::add_command_backed(const plugin::PluginHost& host) {
     e.spec.doc = "Intel PT trace summary";
     e.command = "ipt";
     e.command_args = {"summary"};
+    e.takes_selection = false;
     add(std::move(e));
 }
 
@@ -90,6 +91,7 @@ const CatalogEntry* AnalysisCatalog::find(std::string_view name) const {
 }
 
 Expected<AnalysisResult> run_command_analysis(const CatalogEntry& entry, const AnalysisParams& params,
+                                              const std::vector<std::string>& selection,
                                               const std::vector<std::string>& files,
                                               const plugin::PluginHost& host, ResolverService& resolvers) {
     const Command* cmd = host.find_command(entry.command);
@@ -102,6 +104,7 @@ Expected<AnalysisResult> run_command_analysis(const CatalogEntry& entry, const A
     }
     args.push_back("--format");
     args.push_back("json");
+    if (entry.takes_selection) args.insert(args.end(), selection.begin(), selection.end());
     args.insert(args.end(), files.begin(), files.end());
     std::string out, err;
     int rc = run_command(*cmd, args, resolvers, out, err);

@@ -27,6 +27,9 @@ struct CatalogEntry {
     std::string command;                                       // plugin command name
     std::vector<std::string> command_args;                     // e.g. {"latency"}
     std::vector<std::pair<std::string, std::string>> options;  // parameter -> command option
+    // The command takes run's selection options (-F, --cpu, --pid, --comm, -e, --from/--to) after
+    // its own; false for one that reads no events (ipt.summary: Intel PT packets).
+    bool takes_selection = true;
 };
 
 // What one analysis gives: JSON of its tables (or the command's own JSON document).
@@ -52,7 +55,9 @@ class AnalysisCatalog {
 };
 
 // Runs a command-backed analysis (entry.command set) over `files`.
+// `selection` (the run's selection options as words) goes to commands that take it.
 Expected<AnalysisResult> run_command_analysis(const CatalogEntry& entry, const AnalysisParams& params,
+                                              const std::vector<std::string>& selection,
                                               const std::vector<std::string>& files,
                                               const plugin::PluginHost& host, ResolverService& resolvers);
 

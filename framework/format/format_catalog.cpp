@@ -190,7 +190,7 @@ const EventType* FormatCatalog::by_id(uint32_t id) const noexcept {
 
 const EventType* FormatCatalog::find(std::string_view system, std::string_view name) const noexcept {
     for (const auto& e : entries_)
-        if (e->name == name && e->system == system)
+        if (e->name == name && (system.empty() || e->system == system))
             if (const EventType* t = parsed(*e)) return t;
     return nullptr;
 }

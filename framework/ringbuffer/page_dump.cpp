@@ -164,7 +164,10 @@ int dump_pages(const std::string& path, const SubBufferLayout& layout, std::FILE
                          static_cast<long long>(ts), sb.curr_size(), sb.event_size(), sb.curr_index(),
                          sb.curr_offset());
         }
-        if (!sb.status()) report(err, path, off, sb.status().error());
+        if (!sb.status()) {
+            report(err, path, off, sb.status().error());
+            ++failed;  // a bad record fails the run as a page that did not load does
+        }
         std::fprintf(out, "page %lu: %d events\n", page, i);
     }
     if (std::ferror(f.get())) {

@@ -155,8 +155,12 @@ std::string render_html_report(const std::string& title, const RunSummary& summa
         if (bars.size() == 20) break;
         bars.push_back({k, static_cast<double>(n), ""});
     }
-    o += "<h3>Events by type (top 20 of " + std::to_string(counts.size()) + ", " +
-         std::to_string(summary.total_events()) + " events)</h3>" + svg_hbar_chart(bars, "events");
+    // "top 20 of N" only when there are more than 20 to choose from.
+    const std::string types = std::to_string(counts.size()) + (counts.size() == 1 ? " type" : " types");
+    o += "<h3>Events by type (" +
+         (counts.size() > bars.size() ? "top " + std::to_string(bars.size()) + " of " : std::string()) +
+         types + ", " + std::to_string(summary.total_events()) + " events)</h3>" +
+         svg_hbar_chart(bars, "events");
     o += "</section>\n";
     // The charts people look for first: utilization, latency, KVM; other analyses after.
     std::vector<const NamedResult*> ordered;

@@ -11,9 +11,10 @@
 #include <unordered_map>
 
 #include <ringscope/context.hpp>
+#include <ringscope/event_hook.hpp>
 #include <ringscope/resolver.hpp>
 
-#include "task_state.hpp"
+#include <ringscope/task_state.hpp>
 
 namespace ringscope::sched {
 namespace {
@@ -39,6 +40,7 @@ struct Role {
     int start = -1, end = -1;
     FieldHandle pid, start_match, end_match, data;
     bool migrate = false;  // the pair may end on another CPU
+    bool global = false;   // the pair belongs to the CPU (or to "Global Events"), not to a task
 };
 
 // An open pair: a start event waiting for its end.
@@ -86,7 +88,8 @@ class ProfileReport::FileProfile {
   private:
     int add_role(std::string_view system, std::string_view name, Kind kind);
     void mate(int start, std::string_view pid_field, std::string_view end_match, int end,
-              std::string_view start_match, bool migrate);
+              std::string_view start_match, bool migrate, bool global = false);
+    void add_hooks(const std::string& text);
     int role_of(const EventType& type);
     Task& task(int pid);
     Task& event_task(const Role& r, const Event& ev, int pid);
@@ -148,11 +151,42 @@ ProfileReport::FileProfile::FileProfile(const TraceContext& ctx, const Options& 
         roles_[wakeup_].data = roles_[wakeup_].type->handle("success");
         wakeup_comm_ = roles_[wakeup_].type->handle("comm");
     }
-    if (irq_entry >= 0 && irq_exit >= 0) mate(irq_entry, "", "irq", irq_exit, "irq", false);
-    if (softirq_entry >= 0 && softirq_exit >= 0) mate(softirq_entry, "", "vec", softirq_exit, "vec", false);
-    if (softirq_entry >= 0 && softirq_raise >= 0) mate(softirq_raise, "", "vec", softirq_entry, "vec", false);
+    const bool global = options_.global && options_.global->set;
+    if (irq_entry >= 0 && irq_exit >= 0) mate(irq_entry, "", "irq", irq_exit, "irq", false, global);
+    if (softirq_entry >= 0 && softirq_exit >= 0)
+        mate(softirq_entry, "", "vec", softirq_exit, "vec", false, global);
+    if (softirq_entry >= 0 && softirq_raise >= 0)
+        mate(softirq_raise, "", "vec", softirq_entry, "vec", false, global);
     if (fgraph_entry >= 0 && fgraph_exit >= 0) mate(fgraph_entry, "", "func", fgraph_exit, "func", true);
     if (sys_enter >= 0 && sys_exit >= 0) mate(sys_enter, "", "id", sys_exit, "id", true);
+    if (options_.hooks && !options_.hooks->value.empty()) add_hooks(options_.hooks->value);
+}
+
+// trace-cmd adds each hook's two events again: the new roles shadow the built-in ones (their
+// handling and labels), and their pairs are attributed as any pair's.
+void ProfileReport::FileProfile::add_hooks(const std::string& text) {
+    size_t from = 0;
+    while (from <= text.size()) {
+        const size_t nl = std::min(text.find('\n', from), text.size());
+        const auto hook = parse_event_hook(std::string_view(text).substr(from, nl - from));
+        from = nl + 1;
+        if (!hook) continue;  // report refused it already
+        const int start = add_role(hook->start_system.value_or(""), hook->start_event, Kind::other);
+        const int end = add_role(hook->end_system.value_or(""), hook->end_event, Kind::other);
+        if (start < 0 || end < 0) {
+            std::fprintf(stderr, "  Event %s not found\n",
+                         (start < 0 ? hook->start_event : hook->end_event).c_str());
+            continue;
+        }
+        auto shadowed = [&](int builtin) {
+            return builtin >= 0 &&
+                   (roles_[builtin].type == roles_[start].type || roles_[builtin].type == roles_[end].type);
+        };
+        if (shadowed(switch_)) switch_ = -1;
+        if (shadowed(wakeup_)) wakeup_ = -1;
+        mate(start, hook->pid.value_or(""), hook->start_match, end, hook->end_match, hook->migrate,
+             hook->global);
+    }
 }
 
 int ProfileReport::FileProfile::add_role(std::string_view system, std::string_view name, Kind kind) {
@@ -164,7 +198,7 @@ int ProfileReport::FileProfile::add_role(std::string_view system, std::string_vi
 }
 
 void ProfileReport::FileProfile::mate(int start, std::string_view pid_field, std::string_view end_match,
-                                      int end, std::string_view start_match, bool migrate) {
+                                      int end, std::string_view start_match, bool migrate, bool global) {
     Role& s = roles_[start];
     Role& e = roles_[end];
     const FieldHandle pid = pid_field.empty() ? FieldHandle{} : s.type->handle(pid_field);
@@ -176,6 +210,7 @@ void ProfileReport::FileProfile::mate(int start, std::string_view pid_field, std
     s.end_match = em;
     e.start_match = sm;
     s.migrate = e.migrate = migrate;
+    s.global = e.global = global;
 }
 
 // Events with no role of their own are counted by their first field (0 when it is not a number).
@@ -196,7 +231,15 @@ Task& ProfileReport::FileProfile::task(int pid) {
     return t;
 }
 
+// Global pairs go to pseudo-tasks with trace-cmd's negative pids: -1 "Global Events" (pairs
+// that may change CPU), -1-N "Global CPU[N] Events".
 Task& ProfileReport::FileProfile::event_task(const Role& r, const Event& ev, int pid) {
+    if (r.global) {
+        Task& t = task(r.migrate ? -1 : -1 - ev.cpu());
+        if (!t.comm)
+            t.comm = r.migrate ? "Global Events" : "Global CPU[" + std::to_string(ev.cpu()) + "] Events";
+        return t;
+    }
     return task(r.pid ? static_cast<int>(ev.u64(r.pid)) : pid);
 }
 
@@ -370,7 +413,7 @@ void ProfileReport::FileProfile::print_task(const Task& t, TextBuffer& out) cons
 void ProfileReport::FileProfile::print_groups(TextBuffer& out) const {
     std::map<std::string, std::map<FigureKey, Figures>> groups;
     for (const auto& [pid, t] : tasks_) {
-        if (!t.comm) continue;
+        if (!t.comm || pid < 0) continue;
         auto& g = groups[*t.comm];
         for (const auto& [key, f] : t.figures) {
             FigureKey k = key;
@@ -427,11 +470,21 @@ void ProfileReport::FileProfile::print_figures(const std::map<FigureKey, Figures
 }
 
 void ProfileReport::FileProfile::print(TextBuffer& out) {
+    // The global pseudo-tasks first, each under its name alone and only when it has figures.
+    std::vector<const Task*> global;
+    for (const auto& [pid, t] : tasks_)
+        if (pid < 0 && !t.figures.empty()) global.push_back(&t);
+    std::sort(global.begin(), global.end(), [](const Task* a, const Task* b) { return a->pid > b->pid; });
+    for (const Task* t : global) {
+        out.append(*t->comm);
+        out.push_back('\n');
+        print_figures(t->figures, out);
+    }
     const bool by_comm = options_.by_comm && options_.by_comm->set;
     if (by_comm) print_groups(out);
     std::vector<const Task*> sorted;
     for (const auto& [pid, t] : tasks_)
-        if (!by_comm || !t.comm) sorted.push_back(&t);
+        if (pid >= 0 && (!by_comm || !t.comm)) sorted.push_back(&t);
     std::sort(sorted.begin(), sorted.end(), [](const Task* a, const Task* b) { return a->pid < b->pid; });
     for (const Task* t : sorted) print_task(*t, out);
 }

@@ -11,8 +11,10 @@
 // Every other event is counted by the value of its first field. The rules are trace-cmd 3.1.6's
 // (see profile_report.cpp); the state names come from the event's format, not trace-cmd's stale
 // letters (-O sched:legacy_states prints trace-cmd's: K for I, W for R+). --by-comm merges the tasks
-// of one name into a "group:" (in name order; trace-cmd's order is its memory's). Not done: -H
-// hooks, -G (global irq accounting), kernel_stack call chains.
+// of one name into a "group:" (in name order; trace-cmd's order is its memory's). -G puts the irq
+// and softirq pairs in "Global CPU[N] Events" blocks before the tasks; -H adds pairs of the user's
+// (<ringscope/event_hook.hpp>), which take an event's place as trace-cmd's do (a hook on
+// sched_switch replaces its own handling). Not done: kernel_stack call chains.
 #pragma once
 
 #include <memory>
@@ -29,6 +31,8 @@ class ProfileReport final : public EventHandler {
     struct Options {
         const PrintOptionValue* legacy_states = nullptr;  // -O sched:legacy_states
         const PrintOptionValue* by_comm = nullptr;        // report --by-comm
+        const PrintOptionValue* global = nullptr;         // report -G
+        const PrintOptionValue* hooks = nullptr;          // report -H, one per line
     };
     ProfileReport();
     explicit ProfileReport(Options options);

@@ -6,7 +6,7 @@
 
 #include <ringscope/result.hpp>
 
-#include "task_state.hpp"
+#include <ringscope/task_state.hpp>
 
 namespace ringscope::sched {
 

@@ -70,7 +70,19 @@ class SchedPlugin final : public ringscope::Plugin {
         by_comm.name = "by_comm";
         by_comm.doc = "--profile: merge the tasks of one name into a group (report --by-comm)";
         const ringscope::PrintOptionValue* by_comm_value = &r.add_print_option(std::move(by_comm));
-        r.add_report_option(profile({legacy_states, by_comm_value}));
+        // report -G and -H set these two.
+        ringscope::PrintOption global;
+        global.plugin = "sched";
+        global.name = "global";
+        global.doc = "--profile: irq and softirq events per CPU, not per task (report -G)";
+        const ringscope::PrintOptionValue* global_value = &r.add_print_option(std::move(global));
+        ringscope::PrintOption hooks;
+        hooks.plugin = "sched";
+        hooks.name = "hooks";
+        hooks.doc = "--profile: event pairs to time, one per line (report -H)";
+        hooks.takes_value = true;
+        const ringscope::PrintOptionValue* hooks_value = &r.add_print_option(std::move(hooks));
+        r.add_report_option(profile({legacy_states, by_comm_value, global_value, hooks_value}));
     }
 };
 

@@ -9,7 +9,7 @@
 #include <ringscope/handler.hpp>
 #include <ringscope/plugin.hpp>
 
-#include "task_state.hpp"
+#include <ringscope/task_state.hpp>
 
 namespace ringscope::sched {
 

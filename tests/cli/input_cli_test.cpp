@@ -1,6 +1,12 @@
 // Wrong inputs are told in one line, sizes are bounded up front, tables read as people read them.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include <nlohmann/json.hpp>
 
 #include "cli_run.hpp"
@@ -30,6 +36,52 @@ TEST(WrongInput, DumpPagesOfATraceDatSaysWhatItIs) {
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(lines(r.err).size(), 1u) << r.err.substr(0, 2000);
     EXPECT_NE(r.err.find("not a raw trace_pipe_raw capture"), std::string::npos) << r.err.substr(0, 2000);
+}
+
+// A record that runs past its sub-buffer: the pages are still printed, the record is named on
+// stderr, and the exit code says the file is bad.
+TEST(WrongInput, DumpPagesFailsOnABadRecord) {
+    const std::string good = source("tests/data/ringbuffer/busy.cpu0.raw");
+    const std::string bad = std::filesystem::temp_directory_path().string() + "/cli-test-bad-record-" +
+                            std::to_string(::getpid());
+    std::filesystem::copy_file(good, bad, std::filesystem::copy_options::overwrite_existing);
+    {
+        // The first record's header: type_len 0 (length in the next word), a length past the page.
+        std::fstream f(bad, std::ios::in | std::ios::out | std::ios::binary);
+        const char word[8] = {0, 0, 0, 0, 0, 0x10, 0, 0};
+        f.seekp(16);
+        f.write(word, sizeof word);
+    }
+    const Outcome ok = ringscope("dump-pages '" + good + "'");
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    const Outcome r = ringscope("dump-pages '" + bad + "'");
+    std::filesystem::remove(bad);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.out.find("page 0: 0 events"), std::string::npos) << r.out.substr(0, 500);
+    EXPECT_NE(r.err.find("runs past"), std::string::npos) << r.err;
+}
+
+// The HTML report's "Events by type" heading says "top 20 of N" only when there are more than 20.
+TEST(Headings, EventsByTypeIsTrue) {
+    const std::string dir =
+        std::filesystem::temp_directory_path().string() + "/cli-test-html-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    auto heading = [&](const std::string& file) {
+        std::ofstream(dir + "/run.yaml")
+            << "inputs:\n  - path: " << trace(file) << "\nanalyses: {}\noutputs:\n  dir: " << dir
+            << "\n  html: report.html\n";
+        const Outcome r = ringscope("run -q '" + dir + "/run.yaml'");
+        EXPECT_EQ(r.status, 0) << r.err;
+        std::ifstream in(dir + "/report.html");
+        const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const auto at = html.find("<h3>Events by type (");
+        return at == std::string::npos ? std::string() : html.substr(at, html.find("</h3>", at) - at);
+    };
+    const std::string few = heading("function.dat"), many = heading("full.dat");
+    EXPECT_EQ(few.find("top "), std::string::npos) << few;
+    EXPECT_NE(few.find("(1 type, "), std::string::npos) << few;  // function events only
+    EXPECT_NE(many.find("(top 20 of "), std::string::npos) << many;
+    std::filesystem::remove_all(dir);
 }
 
 TEST(WrongInput, DumpPagesRefusesASubBufferSizeTheKernelCannotHave) {

@@ -81,13 +81,13 @@ TEST(ReportOptions, LocalPluginsOnly) {
     EXPECT_EQ(with_dir.out, plain.out);
 }
 
-// The "group:"/"task:" blocks of a --profile output, each as its sorted lines (trace-cmd lists its
-// groups in the order of their addresses in memory).
+// The "group:"/"task:"/"Global ..." blocks of a --profile output, each as its sorted lines (trace-cmd lists
+// its groups in the order of their addresses in memory).
 std::map<std::string, std::vector<std::string>> profile_blocks(const std::string& text) {
     std::map<std::string, std::vector<std::string>> out;
     std::vector<std::string>* block = nullptr;
     for (const auto& l : lines(text)) {
-        if (l.starts_with("group: ") || l.starts_with("task: ")) {
+        if (l.starts_with("group: ") || l.starts_with("task: ") || l.starts_with("Global ")) {
             block = &out[l];
         } else if (block && !l.empty()) {
             block->push_back(l);
@@ -122,6 +122,53 @@ TEST(ReportOptions, ProfileStatesWithLegacyLettersAsTraceCmd) {
     if (have_trace_cmd()) {
         EXPECT_EQ(profile_blocks(legacy.out), profile_blocks(trace_cmd("--profile" + t)));
     }
+}
+
+// -G: the irq and softirq pairs in "Global CPU[N] Events" blocks, not in the tasks.
+TEST(ReportOptions, ProfileGlobalIrqsAsTraceCmd) {
+    const std::string t = " '" + trace("full.dat") + "'";
+    const Outcome g = ringscope("report --profile -G -O sched:legacy_states" + t);
+    ASSERT_EQ(g.status, 0) << g.err;
+    const auto blocks = profile_blocks(g.out);
+    ASSERT_TRUE(blocks.count("Global CPU[0] Events")) << g.out.substr(0, 2000);
+    for (const auto& [name, lines] : blocks) {
+        if (!name.starts_with("task: ")) continue;
+        for (const auto& l : lines) EXPECT_EQ(l.find("irq"), std::string::npos) << name << ": " << l;
+    }
+    // Without -G the same pairs stay in the tasks.
+    EXPECT_EQ(ringscope("report --profile" + t).out.find("Global CPU"), std::string::npos);
+    if (have_trace_cmd()) {
+        EXPECT_EQ(blocks, profile_blocks(trace_cmd("--profile -G" + t)));
+    }
+}
+
+// -H: trace-cmd prints each hook as it reads it; --profile times the pairs it names.
+TEST(ReportOptions, EventHooksAsTraceCmd) {
+    const std::string t = " '" + trace("basic.dat") + "'";
+    const std::string hook = " -H 'sched:sched_waking,pid/sched:sched_switch,next_pid'";
+    const Outcome plain = ringscope("report" + t);
+    const Outcome h = ringscope("report" + hook + t);
+    ASSERT_EQ(h.status, 0) << h.err;
+    EXPECT_EQ(h.out,
+              "start sched:sched_waking:pid ((null)) end sched:sched_switch:next_pid ((null))\n" + plain.out);
+    const Outcome two = ringscope("report -H 'sched_waking,pid,pid/sched_switch,next_pid,pG'" + t);
+    EXPECT_EQ(lines(two.out).at(0),
+              "start (null):sched_waking:pid (pid) end (null):sched_switch:next_pid (pG)");
+    const Outcome profile = ringscope("report --profile -O sched:legacy_states" + hook + t);
+    ASSERT_EQ(profile.status, 0) << profile.err;
+    EXPECT_NE(profile.out.find("  Event: sched_waking:0x"), std::string::npos);
+    EXPECT_NE(profile.out.find(" Total: "), std::string::npos);
+    if (have_trace_cmd()) {
+        // trace-cmd's own (stale) state letters, as the other comparisons.
+        EXPECT_EQ(ringscope("report -O sched:legacy_states" + hook + t).out, trace_cmd(hook + t));
+        const std::string want = trace_cmd("--profile" + hook + t);
+        EXPECT_EQ(lines(profile.out).at(0), lines(want).at(0));
+        EXPECT_EQ(profile_blocks(profile.out), profile_blocks(want));
+    }
+    // A malformed hook is refused (trace-cmd 3.1.6 crashes on it).
+    const Outcome bad = ringscope("report -H garbage" + t);
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.err.find("Invalid hook format 'garbage'"), std::string::npos) << bad.err;
 }
 
 TEST(ReportOptions, HelpListsPrintOptionsAndTheSelection) {

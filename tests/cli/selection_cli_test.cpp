@@ -246,5 +246,24 @@ TEST(Selection, RunTakesFilesAndTheSelection) {
     EXPECT_NE(missing.err.find("/no/such.dat"), std::string::npos) << missing.err;
 }
 
+// A command-backed analysis that reads no events (ipt.summary: Intel PT packets) runs as
+// before, and the run says that the selection does not apply to it.
+TEST(Selection, RunSaysWhereTheSelectionDoesNotApply) {
+    const std::string dir =
+        std::filesystem::temp_directory_path().string() + "/cli-test-run-pt-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    const std::string yaml = "'" + source("config/pt-summary.yaml") + "'";
+    const Outcome plain = ringscope("run " + yaml + " --quiet", dir);
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    const std::string want = test::read_file(dir + "/pt-summary-out/results.txt");
+    const Outcome r = ringscope("run " + yaml + " --pid 1 --cpu 0", dir);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("ipt.summary reads no events: the selection does not apply to it"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(test::read_file(dir + "/pt-summary-out/results.txt"), want);
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ringscope::cli_test

@@ -2,7 +2,7 @@
 // real kernels write (taken from the formats of the shared external traces).
 #include <gtest/gtest.h>
 
-#include "state_bits.hpp"
+#include "framework/format/state_bits.hpp"
 
 namespace ringscope::sched {
 namespace {

@@ -21,6 +21,7 @@ public:
     virtual void register_comm(int pid, std::string_view comm) = 0;
 
     virtual const EventType* type_by_id(uint32_t id) const = 0;
+    // An empty system matches any (the first type of that name), as libtraceevent's look-up.
     virtual const EventType* find_type(std::string_view system, std::string_view name) const = 0;
 
     // The symbol service: the host kernel domain is "kernel", guests by name.

@@ -62,6 +62,9 @@ p profile-agent-guest $G --profile $G
 p profile-kvm $K --profile $K
 p profile-F $F --profile -F sched_switch,sched_wakeup $F
 p profile-cpu1 $B --profile --cpu 1 $B
+# -G: irqs and softirqs per CPU; -H: a pair of the user's (it replaces sched_switch's own handling).
+p profile-G $F --profile -G $F
+p profile-H $B --profile -H sched:sched_waking,pid/sched:sched_switch,next_pid $B
 
 cp "$TMP/corrections" traces/profile-corrections.log
 echo "make-profile-oracles.sh: $(($(wc -l <$manifest) - 1)) cases" >&2

@@ -1,6 +1,6 @@
-#include "task_state.hpp"
+#include <ringscope/task_state.hpp>
 
-#include "state_bits.hpp"
+#include "framework/format/state_bits.hpp"
 
 namespace ringscope::sched {
 

@@ -1,6 +1,7 @@
 // The letters of a task state (sched_switch prev_state), taken from the event's own print fmt
 // table (__print_flags of prev_state) so they stay right on every kernel; libtraceevent's fixed
 // table ("SDTtZXxW") only when the format has none or the user asks for it (-O sched:legacy_states).
+// The sched plugin's printer and the SQLite output both use it.
 #pragma once
 
 #include <cstdint>

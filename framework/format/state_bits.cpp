@@ -1,4 +1,4 @@
-#include "state_bits.hpp"
+#include "framework/format/state_bits.hpp"
 
 #include <cctype>
 

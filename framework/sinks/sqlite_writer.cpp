@@ -1,0 +1,142 @@
+#include "framework/sinks/sqlite_writer.hpp"
+
+#include <algorithm>
+
+#include <sqlite3.h>
+
+namespace ringscope::sinks {
+namespace {
+
+std::string insert_sql(const std::string& table, int columns, int rows) {
+    std::string row = "(?";
+    for (int c = 1; c < columns; ++c) row += ",?";
+    row += ")";
+    std::string sql = "INSERT INTO " + table + " VALUES " + row;
+    for (int r = 1; r < rows; ++r) sql += "," + row;
+    return sql;
+}
+
+}  // namespace
+
+SqliteWriter::SqliteWriter(sqlite3* db) : db_(db), thread_([this] { loop(); }) {}
+
+SqliteWriter::~SqliteWriter() {
+    (void)finish();
+}
+
+void SqliteWriter::loop() {
+    std::unique_lock lock(mu_);
+    for (;;) {
+        has_work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopped and drained
+        Job job = std::move(queue_.front());
+        queue_.pop_front();
+        const bool was_full = queue_.size() + 1 == kMaxQueued;
+        const bool skip = !first_error_;
+        lock.unlock();
+        if (was_full) has_room_.notify_one();
+        Status s = skip ? Status{} : job(db_);  // after an error the rest only drains
+        job = nullptr;                          // its rows freed outside the lock
+        lock.lock();
+        if (!s && first_error_) first_error_ = s;
+    }
+}
+
+void SqliteWriter::submit(Job job) {
+    std::unique_lock lock(mu_);
+    has_room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
+    queue_.push_back(std::move(job));
+    const bool was_empty = queue_.size() == 1;
+    lock.unlock();
+    if (was_empty) has_work_.notify_one();
+}
+
+void SqliteWriter::exec(std::string sql) {
+    submit([sql = std::move(sql)](sqlite3* db) -> Status {
+        char* msg = nullptr;
+        if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) == SQLITE_OK) return {};
+        std::string m = msg ? msg : "error";
+        sqlite3_free(msg);
+        return Error(Errc::io, "sqlite: " + m + " in: " + sql.substr(0, 200));
+    });
+}
+
+Status SqliteWriter::finish() {
+    {
+        std::lock_guard lock(mu_);
+        stop_ = true;
+    }
+    has_work_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    return first_error_;
+}
+
+struct BatchInsert::Statements {
+    sqlite3_stmt* many = nullptr;  // per_batch rows
+    sqlite3_stmt* one = nullptr;   // the rest at the end
+    ~Statements() {
+        sqlite3_finalize(many);
+        sqlite3_finalize(one);
+    }
+};
+
+BatchInsert::BatchInsert(SqliteWriter& writer, const std::string& table, int columns)
+    : writer_(writer), statements_(std::make_shared<Statements>()), columns_(columns) {
+    // 256 rows, fewer for wide tables: a statement's variables are limited (32766 since 3.32).
+    per_batch_ = std::clamp(8000 / std::max(columns, 1), 1, 256);
+    rows_.values.resize(static_cast<size_t>(columns) * per_batch_);
+    writer_.submit([st = statements_, table, columns, n = per_batch_](sqlite3* db) -> Status {
+        if (sqlite3_prepare_v2(db, insert_sql(table, columns, 1).c_str(), -1, &st->one, nullptr) !=
+                SQLITE_OK ||
+            (n > 1 && sqlite3_prepare_v2(db, insert_sql(table, columns, n).c_str(), -1, &st->many, nullptr) !=
+                          SQLITE_OK))
+            return Error(Errc::io, "sqlite: " + table + ": " + sqlite3_errmsg(db));
+        return {};
+    });
+}
+
+Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, const Rows& rows, size_t first_value, int count,
+                        int columns) {
+    const size_t n = static_cast<size_t>(count) * columns;
+    for (size_t k = 0; k < n; ++k) {
+        const Value& v = rows.values[first_value + k];
+        const int col = static_cast<int>(k) + 1;
+        const char* p = rows.arena.data() + v.offset;
+        switch (v.kind) {
+            case Value::integer:
+                sqlite3_bind_int64(st, col, v.i);
+                break;
+            case Value::text:
+                sqlite3_bind_text(st, col, p, static_cast<int>(v.size), SQLITE_STATIC);
+                break;
+            case Value::blob:
+                sqlite3_bind_blob(st, col, p, static_cast<int>(v.size), SQLITE_STATIC);
+                break;
+            case Value::null:
+                sqlite3_bind_null(st, col);
+                break;
+        }
+    }
+    const int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return Error(Errc::io, std::string("sqlite: ") + sqlite3_errmsg(db));
+    return {};
+}
+
+void BatchInsert::flush() {
+    if (rows_.count == 0) return;
+    const bool full = rows_.count == per_batch_;
+    Rows rows = std::move(rows_);
+    rows_ = Rows{};
+    rows_.values.resize(static_cast<size_t>(columns_) * per_batch_);
+    writer_.submit(
+        [st = statements_, rows = std::move(rows), columns = columns_, full](sqlite3* db) -> Status {
+            if (full && st->many) return run(db, st->many, rows, 0, rows.count, columns);
+            for (int r = 0; r < rows.count; ++r)
+                if (Status s = run(db, st->one, rows, static_cast<size_t>(r) * columns, 1, columns); !s)
+                    return s;
+            return {};
+        });
+}
+
+}  // namespace ringscope::sinks
