@@ -102,14 +102,17 @@ class Params {
 struct Range {
     uint64_t from, to;
     uint32_t width;
+    bool outside;  // the range asked misses the trace (from, to: the nearest edge)
 };
 
+// The range asked, within the trace's span (so no pixel arithmetic overflows).
 Range range_of(const Params& p, const ViewIndex& ix) {
-    Range r{p.number("from", ix.start()), p.number("to", ix.end()),
-            static_cast<uint32_t>(p.number("width", 1000, kMaxWidth))};
-    if (r.from > r.to) throw BadRequest{"'from' is after 'to'"};
-    if (r.width == 0) throw BadRequest{"'width' must be at least 1"};
-    return r;
+    const uint64_t from = p.number("from", ix.start()), to = p.number("to", ix.end());
+    const auto width = static_cast<uint32_t>(p.number("width", 1000, kMaxWidth));
+    if (from > to) throw BadRequest{"'from' is after 'to'"};
+    if (width == 0) throw BadRequest{"'width' must be at least 1"};
+    return {std::clamp(from, ix.start(), ix.end()), std::clamp(to, ix.start(), ix.end()), width,
+            from > ix.end() || to < ix.start()};
 }
 
 // Text from traces may hold bytes that are not UTF-8: they become U+FFFD rather than an exception.
@@ -336,6 +339,7 @@ Response ViewApi::handle(const std::string& target) {
                 if (Status st = check.add(eq.filter, false, types); !st)
                     return error_response(400, "filter: " + st.error().to_string());
             }
+            if (r.outside) return json_response(200, R"({"lines":[],"total":0,"truncated":false})");
             auto ans = events_(eq);
             if (!ans) return error_response(500, ans.error().to_string());
             return json_response(
