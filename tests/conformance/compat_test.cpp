@@ -138,8 +138,6 @@ struct Pending {
 constexpr const char* kStackPageEnd =
     "-R of a kernel_stack record that ends its sub-buffer: trace-cmd prints the caller[8] bytes that "
     "follow in its memory (the next page of the chunk); ringscope prints zeros past the sub-buffer";
-constexpr const char* kScsi =
-    "scsi_dispatch_cmd_done: scsi_trace_parse_cdb() and the result's __print_symbolic of enum names";
 constexpr Pending kPending[] = {
     {"3.4:external-traces_djseb_trace1_zstd.dat.report-R", 1, kStackPageEnd},
     {"3.4:external-traces_djseb_trace2_zstd.dat.report-R", 9, kStackPageEnd},
@@ -147,10 +145,6 @@ constexpr Pending kPending[] = {
     {"3.1:djseb_trace1_zstd.dat.report-R", 1, kStackPageEnd},
     {"3.1:djseb_trace2_zstd.dat.report-R", 9, kStackPageEnd},
     {"3.1:langraph_stack_zstd.dat.report-R", 4, kStackPageEnd},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report", 2, kScsi},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report-l", 2, kScsi},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report-t", 2, kScsi},
-    {"3.1:djseb_trace2_zstd.dat.report", 9, kScsi},  // 7 of them the stale state table
 };
 
 const Pending* pending_case(const char* compat, const std::string& name) {
