@@ -29,6 +29,7 @@
 #include "framework/capture/tracing_session.hpp"
 #include "framework/cli/capture_args.hpp"
 #include "framework/cli/cli_context.hpp"
+#include "framework/cli/report_compat.hpp"
 #include "framework/cli/tracefs_commands.hpp"
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/trace_file.hpp"
@@ -150,6 +151,14 @@ void StreamRun::print_pending() {
 
 int StreamRun::run(const capture::RecordOptions& o) {
     const std::vector<std::string>& command = o.command;
+    // The line as report prints it by default: the release RINGSCOPE_COMPAT names, else 3.4 (the
+    // flags column). Checked before tracing is touched.
+    std::string compat_error;
+    const std::optional<Compat> compat = default_compat(compat_error);
+    if (!compat) {
+        ctx_.error("stream: " + compat_error);
+        return kExitUsage;
+    }
     // Signals are blocked from the first change on, so that Ctrl-C always ends through the restore.
     sigset_t set, old;
     sigemptyset(&set);
@@ -232,7 +241,9 @@ int StreamRun::run(const capture::RecordOptions& o) {
     }
     std::fflush(stdout);
     out_ = std::make_unique<output::OutputBuffer>(stdout);
-    lines_ = std::make_unique<output::ReportLineWriter>(*out_, output::ReportStyle{});
+    output::ReportStyle style;
+    apply_compat(*compat, style);
+    lines_ = std::make_unique<output::ReportLineWriter>(*out_, style);
 
     const int sfd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     // trace-cmd leaves its own threads out; with a COMMAND it forks from this one, so only without.

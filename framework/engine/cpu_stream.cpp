@@ -39,7 +39,7 @@ bool CpuStream::load_page(uint64_t index) {
     }
     page_file_offset_ = pages_.page_offset(index);
     page_base_ = page->data();
-    page_end_ = page->data() + page->size();
+    readable_end_ = page->data() + page->size() + pages_.bytes_after_page();
     return true;
 }
 

@@ -87,7 +87,7 @@ class CpuStream {
         rec.ts = clock_ ? clock_->convert(r.ts, cpu_index_) : r.ts;
         rec.data = r.data;
         rec.size = r.size;
-        rec.trailing = static_cast<uint32_t>(page_end_ - (r.data + r.size));
+        rec.trailing = static_cast<uint32_t>(readable_end_ - (r.data + r.size));
         rec.record_size = static_cast<uint32_t>(r.data - (page_base_ + r.offset)) + r.size;
         rec.offset = page_file_offset_ + r.offset;
         // kbuffer reports the page's missed events only while its very first record is current.
@@ -110,7 +110,8 @@ class CpuStream {
     uint64_t page_index_ = 0;  // next page to load (forward)
     uint64_t page_file_offset_ = 0;
     const uint8_t* page_base_ = nullptr;
-    const uint8_t* page_end_ = nullptr;
+    // The page's end and the bytes after it its reader keeps (io::CpuPageReader::bytes_after_page).
+    const uint8_t* readable_end_ = nullptr;
     bool failed_ = false;
     // The page's corrupt record, reported once the records before it are taken.
     bool page_failed_ = false;

@@ -11,7 +11,8 @@ struct Record {
     const uint8_t* data = nullptr;  // payload, valid until the stream moves past its page
     uint32_t size = 0;
     uint32_t record_size = 0;  // payload + record header (kbuffer_curr_size)
-    uint32_t trailing = 0;     // bytes after the payload up to the end of its sub-buffer
+    uint32_t trailing = 0;     // readable bytes after the payload: the rest of its sub-buffer and
+                               // what follows it in memory (io::CpuPageReader::bytes_after_page)
     uint64_t offset = 0;       // of the record header: page offset in the file + index in the page
     int64_t missed = 0;        // events lost before this one on its CPU: 0, count, -1 unknown
     int cpu = 0;               // the CPU id as recorded

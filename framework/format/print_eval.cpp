@@ -769,7 +769,7 @@ void PrintEvaluator::print_field_raw(TextBuffer& out, int fi) const {
         }
         if (p_.string_flag(fi) && printable) {
             // libtraceevent prints "%s" from the field on, so a string without a NUL in the
-            // record (a char buf[0]) runs on into the bytes after it; the sub-buffer's end bounds it.
+            // record (a char buf[0]) runs on into the bytes after it, as far as Event::trailing().
             const uint64_t end = uint64_t{c_.size} + c_.trailing;
             if (off < end) {
                 std::string_view sv(reinterpret_cast<const char*>(c_.data + off), end - off);
@@ -779,8 +779,9 @@ void PrintEvaluator::print_field_raw(TextBuffer& out, int fi) const {
         }
         // An array the record holds only part of (kernel_stack's caller[8] with `size` entries):
         // libtraceevent prints the field's full size from the record on, so the bytes that follow
-        // the record in its sub-buffer (the next records); past the sub-buffer they read as 0, and
-        // only a page's worth of them, so a corrupt size of 4 GiB cannot print 16 GiB of text.
+        // the record in memory (the next records, past the sub-buffer the next page of its chunk);
+        // past what the reader holds they read as 0, and only a page's worth of them, so a
+        // corrupt size of 4 GiB cannot print 16 GiB of text.
         if (uint64_t{len} > uint64_t{c_.size} + 4096) len = c_.size + 4096;
         const uint64_t readable = uint64_t{c_.size} + c_.trailing;
         out.append("ARRAY[");

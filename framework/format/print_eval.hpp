@@ -21,7 +21,7 @@ namespace ringscope::format {
 
 // Everything an evaluation needs besides the program: the record, and how to read and print it.
 struct EvalContext : RecordView {
-    uint32_t trailing = 0;  // readable bytes after the record (the rest of its sub-buffer)
+    uint32_t trailing = 0;  // readable bytes after the record (Event::trailing())
     bool file_big_endian = false;
     int long_size = 8;
     const ResolverService* resolvers = nullptr;  // may be null: addresses print as hex

@@ -223,22 +223,29 @@ Expected<std::span<const uint8_t>> CpuPageReader::window_page(uint64_t index) {
         if (window_pages_ != 0 && index < window_first_) first = index + 1 > n ? index + 1 - n : 0;
         window_pages_ = 0;
         const uint64_t count = std::min(n, full_pages - first);
-        window_.resize(count * page_size_);
+        // and the bytes after the window's last page, as far as the CPU's data goes
+        const uint64_t end = std::min(data_size_, (first + count + 1) * page_size_);
+        window_.resize(end - first * page_size_);
         if (Status st = file_->copy(data_offset_ + first * page_size_, window_.size(), window_.data()); !st)
             return Error(std::move(st).error()).in_file(file_->path());
         window_first_ = first;
         window_pages_ = count;
     }
-    return std::span<const uint8_t>(window_.data() + (index - window_first_) * page_size_, page_size_);
+    const uint64_t at = (index - window_first_) * page_size_;
+    after_ = static_cast<uint32_t>(std::min<uint64_t>(page_size_, window_.size() - at - page_size_));
+    return std::span<const uint8_t>(window_.data() + at, page_size_);
 }
 
 Expected<std::span<const uint8_t>> CpuPageReader::load(uint64_t index) {
     const uint64_t begin = index * page_size_;
     const uint64_t avail = std::min<uint64_t>(page_size_, data_size_ - begin);
+    after_ = 0;
 
     if (compression_ == Compression::none) {
-        if (avail == page_size_ && file_->mode() == MappedFile::Mode::memory)
+        if (avail == page_size_ && file_->mode() == MappedFile::Mode::memory) {
+            after_ = static_cast<uint32_t>(std::min<uint64_t>(page_size_, data_size_ - begin - avail));
             return file_->bytes().subspan(data_offset_ + begin, page_size_);
+        }
         if (avail == page_size_) return window_page(index);
         // A short last page: copy and zero-pad.
         std::vector<uint8_t> scratch;
@@ -260,7 +267,10 @@ Expected<std::span<const uint8_t>> CpuPageReader::load(uint64_t index) {
     }
     const Chunk& ch = chunks_[ci];
     const uint64_t in = begin - ch.data_begin;
-    if (in + page_size_ <= ch.size) return std::span<const uint8_t>(chunk_buf_.data() + in, page_size_);
+    if (in + page_size_ <= ch.size) {
+        after_ = static_cast<uint32_t>(std::min<uint64_t>(page_size_, ch.size - in - page_size_));
+        return std::span<const uint8_t>(chunk_buf_.data() + in, page_size_);
+    }
     // Only the last chunk may end inside a page (checked when the chunks were listed).
     page_buf_.assign(page_size_, 0);
     std::memcpy(page_buf_.data(), chunk_buf_.data() + in, static_cast<size_t>(ch.size - in));

@@ -68,6 +68,11 @@ class CpuPageReader {
     // Page INDEX (< page_count()), same validity rules; does not move position().
     Expected<std::span<const uint8_t>> page(uint64_t index);
 
+    // How many bytes after the page last returned are readable with it, up to one page: the next
+    // page of the same decompressed chunk or of the CPU's data. libtracecmd reads a record's
+    // fixed array past the record from its chunk or mapping, so `report -R` shows them.
+    uint32_t bytes_after_page() const noexcept { return after_; }
+
     // A stable offset for page INDEX: the file offset for uncompressed data; for compressed data
     // the CPU data offset + INDEX * page_size (a virtual offset, as libtracecmd reports).
     uint64_t page_offset(uint64_t index) const noexcept { return data_offset_ + index * page_size_; }
@@ -121,8 +126,10 @@ class CpuPageReader {
     std::vector<uint8_t> chunk_buf_;  // the one decompressed chunk
     std::vector<uint8_t> zbuf_;       // compressed bytes in pread mode
     std::vector<uint8_t> page_buf_;   // a padded last page
-    // Uncompressed data read from the file: pages window_first_ .. + window_pages_. A copy costs
-    // the kernel less than mapping and unmapping the file's pages, and leaves them in the cache.
+    uint32_t after_ = 0;              // bytes_after_page()
+    // Uncompressed data read from the file: pages window_first_ .. + window_pages_, and the page
+    // after them when there is one (bytes_after_page()). A copy costs the kernel less than mapping
+    // and unmapping the file's pages, and leaves them in the cache.
     std::vector<uint8_t> window_;
     uint64_t window_first_ = 0;
     uint64_t window_pages_ = 0;

@@ -17,7 +17,8 @@ struct PrintFmtRenderer::Node {
         kString,
         kDynArray,
         kSymbolic,
-        kHex
+        kHex,
+        kText
     } kind = kConst;
     uint64_t value = 0;                 // kConst
     FieldHandle field;                  // kField, kString, kDynArray
@@ -27,7 +28,8 @@ struct PrintFmtRenderer::Node {
     const Node* a = nullptr;            // operand / left / call argument / symbolic value / hex array
     const Node* b = nullptr;            // right / pointer argument / hex length
     const PrintFunction* fn = nullptr;  // kCall
-    const ValueTable* table = nullptr;  // kSymbolic
+    std::vector<std::pair<uint64_t, std::string>> entries;  // kSymbolic: its table
+    std::string text;                                       // kText: a string literal
 };
 
 using Node = PrintFmtRenderer::Node;
@@ -50,10 +52,28 @@ bool numeric(const Node* n) {
         case Node::kDynArray:
         case Node::kSymbolic:
         case Node::kHex:
+        case Node::kText:
             return false;
     }
     return false;
 }
+
+// A number made of literals only (a table's value).
+bool constant(const Node* n) {
+    switch (n->kind) {
+        case Node::kConst:
+            return true;
+        case Node::kCast:
+        case Node::kUnary:
+            return constant(n->a);
+        case Node::kBinary:
+            return constant(n->a) && constant(n->b);
+        default:
+            return false;
+    }
+}
+
+uint64_t eval(const Node& n, const Event* ev);
 
 // Where a pointer to a dynamic array points in libtraceevent: from the array to the record's end.
 std::span<const uint8_t> record_tail(const Event& ev, const FieldHandle& h) {
@@ -64,8 +84,6 @@ std::span<const uint8_t> record_tail(const Event& ev, const FieldHandle& h) {
     if (off > payload.size()) return {};
     return payload.subspan(off);
 }
-
-constexpr std::string_view kIdentChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
 
 }  // namespace
 
@@ -184,6 +202,10 @@ class Compiler {
             ++pos_;
             return inner;
         }
+        if (at('"')) {
+            Node* n = make(Node::kText);
+            return string_literal(n->text) ? n : nullptr;
+        }
         if (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
             char* end = nullptr;
             const std::string num(s_.substr(pos_, 24));
@@ -281,43 +303,54 @@ class Compiler {
         n->b = arg;
         return n;
     }
-    // After "__print_symbolic": the value, then the table, which is taken from the event's own
-    // tables (the print fmt parser filled EventType::tables) for the field.
+    // After "__print_symbolic": the value (any number), then its table { VALUE, "NAME" }, ...,
+    // read here rather than from EventType::tables: the framework's parser stops at the helper
+    // call it does not know, so tables after one are missing there.
     const Node* symbolic() {
         if (!at('(')) return nullptr;
         ++pos_;
-        const size_t start = pos_;
         Node* n = make(Node::kSymbolic);
         n->a = expr(0);
-        if (!n->a || n->a->kind != Node::kField) return nullptr;
-        const size_t name_at = s_.find("REC->", start);
-        if (name_at == std::string_view::npos || name_at >= pos_) return nullptr;
-        std::string_view name = s_.substr(name_at + 5, pos_ - name_at - 5);
-        name = name.substr(0, name.find_first_not_of(kIdentChars));
-        n->table = type_.table_for(name, false);
-        if (!n->table) return nullptr;
-        // Skip the table text up to the closing parenthesis.
-        int depth = 0;
-        bool in_str = false;
-        for (; pos_ < s_.size(); ++pos_) {
-            const char c = s_[pos_];
-            if (in_str) {
-                if (c == '\\')
-                    ++pos_;
-                else if (c == '"')
-                    in_str = false;
-            } else if (c == '"') {
-                in_str = true;
-            } else if (c == '(' || c == '{') {
-                ++depth;
-            } else if (c == ')' || c == '}') {
-                if (depth == 0) break;
-                --depth;
+        if (!n->a || !numeric(n->a)) return nullptr;
+        while (true) {
+            skip_ws();
+            if (at(')')) break;
+            if (!at(',')) return nullptr;
+            ++pos_;
+            skip_ws();
+            if (!at('{')) return nullptr;
+            ++pos_;
+            int64_t value = -1;
+            skip_ws();
+            if (pos_ < s_.size() && (std::isalpha(static_cast<unsigned char>(s_[pos_])) || at('_'))) {
+                value = flag_name_value(ident());
+            } else {
+                const Node* v = expr(0);
+                if (!v || !constant(v)) return nullptr;
+                value = static_cast<int64_t>(eval(*v, nullptr));
             }
+            skip_ws();
+            if (!at(',')) return nullptr;
+            ++pos_;
+            skip_ws();
+            std::string name;
+            if (!at('"') || !string_literal(name) || !at('}')) return nullptr;
+            ++pos_;
+            if (value >= 0) n->entries.emplace_back(static_cast<uint64_t>(value), std::move(name));
         }
-        if (!at(')')) return nullptr;
         ++pos_;
         return n;
+    }
+    // libtraceevent's eval_flag(): the names it knows in a table; any other name matches nothing.
+    static int64_t flag_name_value(std::string_view name) {
+        static constexpr std::pair<std::string_view, int64_t> kNames[] = {
+            {"HI_SOFTIRQ", 0},      {"TIMER_SOFTIRQ", 1},     {"NET_TX_SOFTIRQ", 2},
+            {"NET_RX_SOFTIRQ", 3},  {"BLOCK_SOFTIRQ", 4},     {"IRQ_POLL_SOFTIRQ", 5},
+            {"TASKLET_SOFTIRQ", 6}, {"SCHED_SOFTIRQ", 7},     {"HRTIMER_SOFTIRQ", 8},
+            {"RCU_SOFTIRQ", 9},     {"HRTIMER_NORESTART", 0}, {"HRTIMER_RESTART", 1}};
+        for (const auto& [n, v] : kNames)
+            if (n == name) return v;
+        return -1;
     }
     // After "__print_hex": (__get_dynamic_array(x), LEN).
     const Node* hex() {
@@ -410,7 +443,7 @@ class Compiler {
             if (conv == 's') {
                 // A string field, a table name, hex bytes or a helper's text, plain.
                 const bool text = arg->kind == Node::kString || arg->kind == Node::kSymbolic ||
-                                  arg->kind == Node::kHex ||
+                                  arg->kind == Node::kText || arg->kind == Node::kHex ||
                                   (arg->kind == Node::kCall && (arg->fn->text || arg->fn->text_at));
                 if (spec != "%" || length || !hmods.empty() || !text) return false;
             } else if (!numeric(arg)) {
@@ -441,20 +474,22 @@ class Compiler {
 
 namespace {
 
-uint64_t eval(const Node& n, const Event& ev) {
+// `ev` is null only for constant() nodes.
+uint64_t eval(const Node& n, const Event* ev) {
     switch (n.kind) {
         case Node::kConst:
             return n.value;
         case Node::kField:
-            return ev.u64(n.field);
+            return ev->u64(n.field);
         case Node::kCall:
-            if (n.fn->value_at) return n.fn->value_at(record_tail(ev, n.b->field));
+            if (n.fn->value_at) return n.fn->value_at(record_tail(*ev, n.b->field));
             if (n.fn->text_at) return 0;
             return n.fn->value(eval(*n.a, ev));
         case Node::kString:
         case Node::kDynArray:
         case Node::kSymbolic:
         case Node::kHex:
+        case Node::kText:
             return 0;  // not numbers (compile() keeps them out of arithmetic)
         case Node::kCast: {
             const uint64_t v = eval(*n.a, ev);
@@ -493,8 +528,8 @@ void text(const Node& n, const Event& ev, TextBuffer& out) {
             out.append(ev.str(n.field));
             return;
         case Node::kSymbolic: {
-            const uint64_t v = eval(*n.a, ev);
-            for (const auto& [value, name] : n.table->entries) {
+            const uint64_t v = eval(*n.a, &ev);
+            for (const auto& [value, name] : n.entries) {
                 if (value == v) {
                     out.append(name);
                     return;
@@ -507,7 +542,7 @@ void text(const Node& n, const Event& ev, TextBuffer& out) {
             // The length the format asks for; bytes past the record read as 0 (libtraceevent reads
             // whatever memory follows), and no more than a ring-buffer page could hold.
             const auto bytes = record_tail(ev, n.a->field);
-            const uint64_t len = std::min<uint64_t>(eval(*n.b, ev), uint64_t{1} << 16);
+            const uint64_t len = std::min<uint64_t>(eval(*n.b, &ev), uint64_t{1} << 16);
             for (uint64_t i = 0; i < len; ++i) {
                 if (i) out.push_back(' ');
                 out.appendf("%02x", i < bytes.size() ? bytes[i] : 0);
@@ -516,9 +551,12 @@ void text(const Node& n, const Event& ev, TextBuffer& out) {
         }
         case Node::kCall:
             if (n.fn->text_at)
-                n.fn->text_at(record_tail(ev, n.b->field), eval(*n.a, ev), out);
+                n.fn->text_at(record_tail(ev, n.b->field), eval(*n.a, &ev), out);
             else
-                n.fn->text(eval(*n.a, ev), out);
+                n.fn->text(eval(*n.a, &ev), out);
+            return;
+        case Node::kText:
+            out.append(n.text);
             return;
         default:
             return;
@@ -545,7 +583,7 @@ void PrintFmtRenderer::render(const Event& ev, TextBuffer& out) const {
             text(*s.arg, ev, out);
             continue;
         }
-        const uint64_t v = eval(*s.arg, ev);
+        const uint64_t v = eval(*s.arg, &ev);
         // The C type printf expects for the conversion, as libtraceevent passes it.
         if (s.length == 2)
             out.appendf(s.spec.c_str(), static_cast<long long>(v));

@@ -4,8 +4,8 @@
 // default printer cannot evaluate those, so these plugins render the whole line themselves. It knows
 // what such formats use: printf text with %d %i %u %x %X %o %s (h/hh/l/ll/z lengths, flags, width,
 // precision), REC->field, REC->array[constant], strings (char arrays, __get_str) for %s,
-// __get_dynamic_array as a pointer argument of a helper, __print_symbolic (with the event's own
-// table, EventType::tables), __print_hex, integer literals, casts, unary - ~ !,
+// __get_dynamic_array as a pointer argument of a helper, __print_symbolic of any number (its table
+// as written), __print_hex, string literals for %s, integer literals, casts, unary - ~ !,
 // * / % + - << >> & ^ |, and calls of the helper functions given to compile(). Anything else makes
 // compile() fail (the caller then keeps the default print). Shared by plugins/jbd2, xen, cfg80211
 // and scsi (compiled into each).

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -129,33 +130,31 @@ std::string command_line(const std::string& dir, const std::string& program,
     return s;
 }
 
-// Cases that do not match yet, as "3.4:CASE" / "3.1:CASE", and why. Not intentional: work to do.
+// Cases that do not match, as "3.4:CASE" / "3.1:CASE", and why, with the number of lines that may
+// differ. kPending: not intentional, work to do (empty now). kOutsideTheFile: trace-cmd prints
+// memory that is not in the file, which no reader of the file can reproduce.
 struct Pending {
     const char* name;
     size_t max_lines;  // lines that may differ (at the same line number, or missing)
     const char* reason;
 };
-constexpr const char* kStackPageEnd =
-    "-R of a kernel_stack record that ends its sub-buffer: trace-cmd prints the caller[8] bytes that "
-    "follow in its memory (the next page of the chunk); ringscope prints zeros past the sub-buffer";
-constexpr const char* kScsi =
-    "scsi_dispatch_cmd_done: scsi_trace_parse_cdb() and the result's __print_symbolic of enum names";
-constexpr Pending kPending[] = {
-    {"3.4:external-traces_djseb_trace1_zstd.dat.report-R", 1, kStackPageEnd},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report-R", 9, kStackPageEnd},
-    {"3.4:external-traces_langraph_stack_zstd.dat.report-R", 4, kStackPageEnd},
-    {"3.1:djseb_trace1_zstd.dat.report-R", 1, kStackPageEnd},
-    {"3.1:djseb_trace2_zstd.dat.report-R", 9, kStackPageEnd},
-    {"3.1:langraph_stack_zstd.dat.report-R", 4, kStackPageEnd},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report", 2, kScsi},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report-l", 2, kScsi},
-    {"3.4:external-traces_djseb_trace2_zstd.dat.report-t", 2, kScsi},
-    {"3.1:djseb_trace2_zstd.dat.report", 9, kScsi},  // 7 of them the stale state table
+constexpr std::array<Pending, 0> kPending{};
+constexpr const char* kHeapPastChunk =
+    "-R of a kernel_stack record that ends the last page of its decompressed chunk: trace-cmd prints "
+    "caller[8]'s bytes from its heap past the chunk (a malloc header, another chunk, freed memory); "
+    "ringscope prints the next page of the chunk where there is one, zeros past the chunk";
+constexpr Pending kOutsideTheFile[] = {
+    {"3.4:external-traces_djseb_trace2_zstd.dat.report-R", 2, kHeapPastChunk},
+    {"3.4:external-traces_langraph_stack_zstd.dat.report-R", 1, kHeapPastChunk},
+    {"3.1:djseb_trace2_zstd.dat.report-R", 2, kHeapPastChunk},
+    {"3.1:langraph_stack_zstd.dat.report-R", 1, kHeapPastChunk},
 };
 
 const Pending* pending_case(const char* compat, const std::string& name) {
     const std::string key = std::string(compat) + ":" + name;
     for (const Pending& p : kPending)
+        if (key == p.name) return &p;
+    for (const Pending& p : kOutsideTheFile)
         if (key == p.name) return &p;
     return nullptr;
 }
@@ -191,7 +190,7 @@ void expect_same(const CompatCase& c, const char* compat, const std::string& wan
     EXPECT_EQ(r.exit_code, want_exit) << cmd << "\n" << r.err.substr(0, 2000);
     const Pending* pending = pending_case(compat, c.name);
     if (r.out == want) {
-        EXPECT_EQ(pending, nullptr) << c.name << " now matches: take it off kPending";
+        EXPECT_EQ(pending, nullptr) << c.name << " now matches: take it off its list";
         return;
     }
     std::string note;
@@ -203,10 +202,10 @@ void expect_same(const CompatCase& c, const char* compat, const std::string& wan
     const Comparison cmp = compare_text(want, r.out);
     if (pending) {
         const size_t differing = std::max(cmp.expected_lines, cmp.actual_lines) - cmp.same_position;
-        ASSERT_LE(differing, pending->max_lines) << c.name << ": more lines differ than kPending allows ("
+        ASSERT_LE(differing, pending->max_lines) << c.name << ": more lines differ than its list allows ("
                                                  << pending->reason << ")\n  " << cmd << "\n"
                                                  << cmp.report;
-        GTEST_SKIP() << "pending (" << differing << " lines differ): " << pending->reason << "\n"
+        GTEST_SKIP() << "known difference (" << differing << " lines differ): " << pending->reason << "\n"
                      << cmp.report;
     }
     ADD_FAILURE() << c.name << ": stdout differs\n  " << cmd << "\n"

@@ -132,6 +132,54 @@ TEST(CpuPages, UncompressedPagesAreReadInWindowsOrViewedInMemory) {
     }
 }
 
+// What follows a page in the reader's memory (Record::trailing, for -R's partial arrays): the next
+// page of its chunk, none at a chunk's end; uncompressed, the next page of the CPU's data, whichever
+// window or direction read it.
+void check_bytes_after(const std::string& path, uint64_t chunk_pages) {
+    auto r = TraceDatReader::open(path);
+    ASSERT_TRUE(r) << r.error().to_string();
+    auto all = r->cpu_pages(0, 0);
+    ASSERT_TRUE(all);
+    const auto pages = iotest::all_pages(*all);
+    auto pr = r->cpu_pages(0, 0);
+    ASSERT_TRUE(pr);
+    const uint64_t n = pages.size(), ps = pr->page_size();
+    ASSERT_GT(n, 2u);
+    for (int pass = 0; pass < 2; ++pass) {
+        for (uint64_t k = 0; k + 1 < n; ++k) {
+            const uint64_t i = pass == 0 ? k : n - 2 - k;  // forwards, then backwards
+            auto p = pr->page(i);
+            ASSERT_TRUE(p);
+            const bool chunk_end = chunk_pages && i % chunk_pages == chunk_pages - 1;
+            ASSERT_EQ(pr->bytes_after_page(), chunk_end ? 0u : ps) << "page " << i << " pass " << pass;
+            if (!chunk_end) {
+                ASSERT_EQ(std::memcmp(p->data() + ps, pages[i + 1].data(), ps), 0) << "page " << i;
+            }
+        }
+    }
+    ASSERT_TRUE(pr->page(n - 1));
+    EXPECT_EQ(pr->bytes_after_page(), 0u);  // the last page: nothing of the CPU follows
+}
+
+TEST(CpuPages, BytesAfterAPageAreTheNextOfItsChunkOrData) {
+    iotest::TempDir dir;
+    ASSERT_TRUE(dir.ok());
+    check_bytes_after(make_copy(dir, Compression::zstd, 7, "c7.dat"), 7);
+    check_bytes_after(make_copy(dir, Compression::zstd, 1, "c1.dat"), 1);
+    const std::string none = make_copy(dir, Compression::none, 10, "none.dat");
+    check_bytes_after(none, 0);
+    const auto bytes = iotest::slurp_bytes(none);
+    auto in_memory = MappedFile::from_bytes(bytes, "none-in-memory");
+    auto rm = TraceDatReader::open(in_memory);
+    ASSERT_TRUE(rm);
+    auto pm = rm->cpu_pages(0, 0);
+    ASSERT_TRUE(pm);
+    ASSERT_TRUE(pm->page(0));
+    EXPECT_EQ(pm->bytes_after_page(), pm->page_size());
+    ASSERT_TRUE(pm->page(pm->page_count() - 1));
+    EXPECT_EQ(pm->bytes_after_page(), 0u);
+}
+
 TEST(CpuPages, ShortLastPageIsZeroPadded) {
     // A v6 file whose CPU data size is not a multiple of the page size: the last page is padded.
     iotest::TempDir dir;

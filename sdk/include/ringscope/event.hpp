@@ -16,7 +16,8 @@ namespace ringscope {
 class Event {
 public:
     Event() = default;
-    // trailing: how many bytes after the payload stay readable (the rest of its sub-buffer).
+    // trailing: how many bytes after the payload stay readable (the rest of its sub-buffer, and
+    // for trace.dat records the page after it when the reader holds it).
     Event(const EventType* type, const TraceContext* ctx, std::span<const uint8_t> payload, uint64_t ts,
           int cpu, int64_t missed_before = 0, uint32_t trailing = 0)
         : type_(type), ctx_(ctx), data_(payload.data()), size_(static_cast<uint32_t>(payload.size())),

@@ -46,6 +46,13 @@ for f in i386-4.13 x86_64-4.x x86_64-5.x x86_64-6.13-retval x86_64-6.18; do
 	case_ "$f-N" -N "$t"
 	case_ "$f-O-tailprint-depth" -O fgraph:tailprint -O fgraph:depth "$t"
 done
+# Big-endian kernels (records, pages and file big-endian): the story of their little-endian twins.
+for f in ppc-4.13-be ppc64-5.x-be; do
+	t=fgraph/fgraph-$f.dat
+	case_ "$f" "$t"
+	case_ "$f-N" -N "$t"
+	case_ "$f-R" -R "$t"
+done
 t=fgraph/fgraph-x86_64-6.18.dat
 case_ tailprint -O fgraph:tailprint "$t"
 case_ depth -O depth "$t"

@@ -135,6 +135,15 @@ std::vector<Flavour> flavours() {
             x86_64_6_retval(), x86_64_6_18()};
 }
 
+std::vector<Flavour> big_endian_flavours() {
+    Flavour ppc = kernel_4("ppc-4.13-be", "4.13.9 ppc", 4);
+    Flavour ppc64 = x86_64_5();
+    ppc64.name = "ppc64-5.x-be";
+    ppc64.kernel = "5.15 ppc64";
+    ppc.big_endian = ppc64.big_endian = true;
+    return {ppc, ppc64};
+}
+
 Flavour broken() {
     Flavour f = x86_64_6_18();
     f.name = "broken";

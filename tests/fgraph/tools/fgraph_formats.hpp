@@ -42,11 +42,15 @@ struct Flavour {
     EventDef function, entry, exit;
     std::vector<EventDef> extra;  // fgraph_retaddr_entry where the kernel has it
     bool has_exit = true;         // false: no funcgraph_exit format in the file
+    bool big_endian = false;      // the kernel's byte order (records, pages, the file)
 };
 
 // i386 4.13, x86_64 4.x, x86_64 5.x (packed), x86_64 6.5 (retval, 6.13's fgraph_retaddr_entry),
 // x86_64 6.18 (this machine).
 std::vector<Flavour> flavours();
+
+// Big-endian kernels with the formats of i386 4.13 (ppc, 4-byte longs, v6) and x86_64 5.x (ppc64).
+std::vector<Flavour> big_endian_flavours();
 
 // Formats no kernel writes, for trace-cmd's complaints: funcgraph_entry without depth and a
 // 3-byte calltime ("broken"); no funcgraph_exit at all ("no-exit").

@@ -275,9 +275,16 @@ Story small_story(bool exits) {
     return s;
 }
 
-// Little-endian writes into a record or page.
-void put(std::vector<uint8_t>& v, size_t at, uint64_t x, uint32_t n) {
-    for (uint32_t i = 0; i < n; ++i) v[at + i] = static_cast<uint8_t>(x >> (8 * i));
+// Writes into a record or page in the byte order of the flavour's kernel.
+void put(std::vector<uint8_t>& v, size_t at, uint64_t x, uint32_t n, bool big_endian) {
+    for (uint32_t i = 0; i < n; ++i)
+        v[at + (big_endian ? n - 1 - i : i)] = static_cast<uint8_t>(x >> (8 * i));
+}
+
+// An event header word: type_len in the low 5 bits, or in the high 5 on big-endian kernels.
+uint32_t event_header(uint32_t type_len, uint64_t delta, bool big_endian) {
+    const uint32_t d = static_cast<uint32_t>(delta & ((1u << 27) - 1));
+    return big_endian ? type_len << 27 | d : type_len | d << 5;
 }
 
 struct Ids {
@@ -297,10 +304,11 @@ std::vector<uint8_t> payload(const Flavour& fl, const Rec& r, const Ids& ids) {
     const EventDef irq = irq_handler_entry();
     if (r.kind == Kind::irq) ev = &irq;
     std::vector<uint8_t> p(ev->payload_size, 0);
-    put(p, 0, ev->id, 2);
-    put(p, 4, static_cast<uint32_t>(r.pid), 4);
+    const bool be = fl.big_endian;
+    put(p, 0, ev->id, 2, be);
+    put(p, 4, static_cast<uint32_t>(r.pid), 4, be);
     auto set = [&](const char* name, uint64_t v) {
-        if (const FieldDef* f = ev->field(name)) put(p, f->offset, v, f->size);
+        if (const FieldDef* f = ev->field(name)) put(p, f->offset, v, f->size, be);
     };
     if (r.kind == Kind::irq) {
         const std::string name = "ttyS0";
@@ -337,7 +345,7 @@ std::vector<uint8_t> pages_of(const Flavour& fl, const std::vector<const Rec*>& 
         if (page.empty()) return;
         uint64_t commit = pos - hdr;
         if (missed) commit |= 1ull << 31;
-        put(page, 8, commit, fl.long_size);
+        put(page, 8, commit, fl.long_size, fl.big_endian);
         out.insert(out.end(), page.begin(), page.end());
         page.clear();
     };
@@ -348,24 +356,25 @@ std::vector<uint8_t> pages_of(const Flavour& fl, const std::vector<const Rec*>& 
         if (!page.empty() && (pos + len + 8 > page_size || r->missed_before)) close();
         if (page.empty()) {
             page.assign(page_size, 0);
-            put(page, 0, r->ts, 8);
+            put(page, 0, r->ts, 8, fl.big_endian);
             pos = hdr;
             prev = r->ts;
             missed = r->missed_before;
         }
         uint64_t delta = r->ts - prev;
         if (delta >= (1u << 27)) {  // time extend
-            put(page, pos, 30u | ((delta & ((1u << 27) - 1)) << 5), 4);
-            put(page, pos + 4, delta >> 27, 4);
+            put(page, pos, event_header(30, delta, fl.big_endian), 4, fl.big_endian);
+            put(page, pos + 4, delta >> 27, 4, fl.big_endian);
             pos += 8;
             delta = 0;
         }
         if (p.size() <= 112) {
-            put(page, pos, (p.size() / 4) | (delta << 5), 4);
+            put(page, pos, event_header(static_cast<uint32_t>(p.size() / 4), delta, fl.big_endian), 4,
+                fl.big_endian);
             pos += 4;
         } else {
-            put(page, pos, delta << 5, 4);
-            put(page, pos + 4, p.size() + 4, 4);
+            put(page, pos, event_header(0, delta, fl.big_endian), 4, fl.big_endian);
+            put(page, pos + 4, p.size() + 4, 4, fl.big_endian);
             pos += 8;
         }
         std::memcpy(page.data() + pos, p.data(), p.size());
@@ -411,6 +420,7 @@ int write_trace(const Flavour& fl, const Story& s, const std::string& path) {
 
     io::WriterConfig cfg;
     cfg.long_size = fl.long_size;
+    cfg.big_endian = fl.big_endian;
     cfg.page_size = 4096;
     cfg.chunk_pages = 2;
     // 32-bit kernels' files as the trace-cmd of their time wrote them: version 6.
@@ -439,7 +449,9 @@ int write_trace(const Flavour& fl, const Story& s, const std::string& path) {
 int main(int argc, char** argv) {
     if (argc != 2) return fail("usage: make_fgraph_traces OUTDIR");
     const std::string dir = argv[1];
-    for (const Flavour& fl : flavours()) {
+    std::vector<Flavour> all = flavours();
+    for (Flavour& fl : big_endian_flavours()) all.push_back(std::move(fl));
+    for (const Flavour& fl : all) {
         const std::string path = dir + "/fgraph-" + fl.name + ".dat";
         if (int rc = write_trace(fl, story(fl), path)) return rc;
         std::printf("%s\n", path.c_str());
