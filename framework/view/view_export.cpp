@@ -74,6 +74,11 @@ std::string inline_page(const std::string& blob) {
             break;
         }
         out += page.substr(pos, lt - pos);
+        if (page.substr(lt, 4) == "<!--") {  // the page's notes for its readers: not its content
+            const size_t close = page.find("-->", lt + 4);
+            pos = close == std::string_view::npos ? page.size() : close + 3;
+            continue;
+        }
         const size_t gt = page.find('>', lt);
         if (gt == std::string_view::npos) {
             out += page.substr(lt);
