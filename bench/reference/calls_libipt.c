@@ -207,7 +207,11 @@ int main(int argc, char** argv) {
             free(p);
         }
         qsort(lines, (size_t)n, sizeof *lines, by_text);
-        for (int k = 0; k < n; ++k) printf("%s\n", lines[k]);
+        for (int k = 0; k < n; ++k) {
+            printf("%s\n", lines[k]);
+            free(lines[k]);
+        }
+        free(lines);
     } else if (!strcmp(what, "profile")) {
         struct row* rows = calloc((size_t)nsyms + 1, sizeof *rows);
         uint64_t total = 0;
@@ -224,6 +228,7 @@ int main(int argc, char** argv) {
         for (int k = 0; k < n; ++k)
             printf("%14" PRIu64 " %6.2f  %s\n", rows[k].insn, 100.0 * (double)rows[k].insn / (double)total,
                    name(rows[k].symbol));
+        free(rows);
     }
     pt_insn_free_decoder(d);
     pt_image_free(image);
