@@ -35,7 +35,7 @@ int ReportRun::run() {
     if (o_.filter_test && !o_.filters.empty()) {
         std::string error;
         const std::vector<const EventType*> types = set_.file(0).types();
-        auto text = filter_test_text(o_.filters, o_.pids, types, error);
+        auto text = filter_test_text(filters_of_input(o_, 0).filters, o_.pids, types, error);
         if (!text) return fail(error, kExitFilter);
         return write_stdout(*text) ? kExitOk : kExitRuntime;
     }

@@ -81,15 +81,30 @@ std::optional<ReportFailure> add_report_symbols(const ReportOptions& o, const pl
 
 namespace {
 
-// -F, -v, --pid and --comm, which trace-cmd applies to the first file only.
-std::optional<ReportFailure> add_first_file_filters(const ReportOptions& o, engine::TraceFile& file,
-                                                    const std::vector<const EventType*>& types,
-                                                    FilterSet& fs) {
+// The pids of --comm, from the first file's saved cmdlines (as trace-cmd, for every file).
+std::vector<int> comm_pids(const ReportOptions& o, engine::TraceFile& first) {
+    std::vector<int> pid_set;
+    for (const auto& comm : o.comms) {
+        bool found = false;
+        first.comms().for_each([&](int pid, std::string_view name) {
+            if (name != comm) return;
+            pid_set.push_back(pid);
+            found = true;
+        });
+        if (!found) std::fprintf(stderr, "  comm: %s not in cmdline list\n", comm.c_str());
+    }
+    return pid_set;
+}
+
+// FF's filters into FS, with --pid and --comm (COMM_PIDS) when they reach this file.
+std::optional<ReportFailure> add_file_filters(const ReportOptions& o, const std::vector<int>& comm_pids,
+                                              const std::vector<const EventType*>& types,
+                                              const FileFilters& ff, FilterSet& fs) {
     // Numeric pids (and every pid of a --comm) are matched as a set, not as a filter string:
     // a comm shared by thousands of pids would pass the grammar's 1024 tokens.
     std::vector<std::string> pids;
     std::vector<int> pid_set;
-    for (const auto& p : o.pids) {
+    for (const auto& p : ff.pids ? o.pids : std::vector<std::string>{}) {
         char* end = nullptr;
         const long v = std::strtol(p.c_str(), &end, 10);
         if (!p.empty() && !*end && v >= 0 && v <= INT32_MAX)
@@ -97,17 +112,9 @@ std::optional<ReportFailure> add_first_file_filters(const ReportOptions& o, engi
         else
             pids.push_back(p);
     }
-    for (const auto& comm : o.comms) {
-        bool found = false;
-        file.comms().for_each([&](int pid, std::string_view name) {
-            if (name != comm) return;
-            pid_set.push_back(pid);
-            found = true;
-        });
-        if (!found) std::fprintf(stderr, "  comm: %s not in cmdline list\n", comm.c_str());
-    }
+    if (ff.pids) pid_set.insert(pid_set.end(), comm_pids.begin(), comm_pids.end());
     fs.add_pids(pid_set);
-    std::vector<std::pair<std::string, bool>> all = o.filters;
+    std::vector<std::pair<std::string, bool>> all = ff.filters;
     if (!pids.empty()) {
         std::string text = ".*:";
         for (size_t i = 0; i < pids.size(); ++i) {
@@ -125,27 +132,44 @@ std::optional<ReportFailure> add_first_file_filters(const ReportOptions& o, engi
 
 }  // namespace
 
+FileFilters filters_of_input(const ReportOptions& o, size_t f) {
+    FileFilters ff;
+    if (*o.compat == Compat::v3_1) {
+        if (f == 0) ff = {o.filters, true};
+        return ff;
+    }
+    const bool shared_first =
+        std::find(o.filter_inputs.begin(), o.filter_inputs.end(), -1) != o.filter_inputs.end();
+    for (size_t i = 0; i < o.filters.size(); ++i) {
+        const int in = o.filter_inputs[i];
+        if (in < 0 || static_cast<size_t>(in) == f || (shared_first && in == 0))
+            ff.filters.push_back(o.filters[i]);
+    }
+    ff.pids = f == 0 || shared_first;
+    return ff;
+}
+
 std::optional<ReportFailure> make_report_filters(const ReportOptions& o, engine::TraceSet& set,
                                                  std::vector<FilterSet>& filters) {
-    // --comm names become pids through the saved cmdlines; --pid filters become one -F string.
-    // trace-cmd 3.1.6 gives the filters to the first input file only (its filter list is used up
-    // there): the other files print unfiltered. Pinned by tests.
+    // --comm names become pids through each file's saved cmdlines; --pid filters become one -F
+    // string. Which filters reach which file: filters_of_input. Pinned by tests.
     filters.clear();
     filters.resize(set.size());
+    const std::vector<int> from_comms = set.size() ? comm_pids(o, set.file(0)) : std::vector<int>{};
     for (size_t f = 0; f < set.size(); ++f) {
         engine::TraceFile& file = set.file(f);
         FilterSet fs;
+        const FileFilters ff = filters_of_input(o, f);
         // a filter names events by pattern: every format is parsed for it, so only when one is given
         const bool names_events =
-            !o.range.events.empty() || (f == 0 && (!o.filters.empty() || !o.pids.empty()));
+            !o.range.events.empty() || !ff.filters.empty() || (ff.pids && !o.pids.empty());
         const std::vector<const EventType*> types =
             names_events ? file.types() : std::vector<const EventType*>{};
         for (const auto& e : o.range.events)
             if (Status st = fs.limit_events(e, types); !st)
                 return ReportFailure{"Error filtering: " + e + "\n" + st.error().to_string(), kExitFilter};
         fs.limit_time(o.range.from_ns, o.range.to_ns);
-        if (f == 0)
-            if (auto failure = add_first_file_filters(o, file, types, fs)) return failure;
+        if (auto failure = add_file_filters(o, from_comms, types, ff, fs)) return failure;
         if (!fs.empty()) filters[f] = std::move(fs);
     }
     return std::nullopt;

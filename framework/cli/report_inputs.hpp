@@ -54,6 +54,18 @@ std::optional<ReportFailure> open_report_inputs(const ReportOptions& o, int thre
 std::optional<ReportFailure> add_report_symbols(const ReportOptions& o, const plugin::PluginHost* plugins,
                                                 engine::TraceSet& set);
 
+// The -F filters that reach input file F, and whether the --pid/--comm filter does. trace-cmd 3.1.6
+// gives them all to the first file (its one list is used up there). 3.3 and later keep a global list
+// (the filters given before any -i, or with no -i) that reaches every file, and one list per -i for
+// the filters that follow it; but when global filters come before the first -i, that file's list
+// is the global list itself, so the filters after the first -i (and the --pid/--comm filter
+// trace-cmd adds to the first file's list) reach every file too.
+struct FileFilters {
+    std::vector<std::pair<std::string, bool>> filters;  // text, negated, in command-line order
+    bool pids = false;
+};
+FileFilters filters_of_input(const ReportOptions& o, size_t f);
+
 // The filters of each file of SET (-F, -v, --pid, --comm, --from/--to/--event); an empty set where
 // a file has none.
 std::optional<ReportFailure> make_report_filters(const ReportOptions& o, engine::TraceSet& set,

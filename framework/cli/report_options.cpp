@@ -203,9 +203,11 @@ class ArgParser {
     size_t i_ = 0;
     ReportOptions o_;
     std::optional<std::string> input_file_;
+    int inputs_seen_ = 0;  // -i options so far
 };
 
 void ArgParser::input_option(const std::string& path) {
+    ++inputs_seen_;
     if (input_file_) {
         if (!o_.multi) add_input(*input_file_);
         o_.multi = true;
@@ -228,6 +230,7 @@ void ArgParser::handle_short(char c, const std::string& arg) {
             return input_option(arg);
         case 'F':
             o_.filters.emplace_back(arg, o_.neg);
+            o_.filter_inputs.push_back(inputs_seen_ - 1);
             return;
         case 'n':
             o_.nohandler_events.push_back(arg);
@@ -426,20 +429,28 @@ void ArgParser::finish() {
         std::none_of(o_.report_options.begin(), o_.report_options.end(),
                      [](const RequestedOption& r) { return r.registered->option.long_name == "profile"; }))
         throw UsageError{"--by-comm works with --profile"};
+    if (!o_.compat) {
+        std::string error;
+        o_.compat = default_compat(error);
+        if (!o_.compat) throw UsageError{error};
+    }
+    if (*o_.compat == Compat::v3_1 && i_ < args_.size()) {
+        // trace-cmd 3.1.6 reads one file: the first word after the options, when no -i names one
+        // (usage error otherwise); the words after it are ignored.
+        if (input_file_) throw UsageError{"an input file after the options and -i " + *input_file_};
+        input_file_ = args_[i_];
+        i_ = args_.size();
+    }
     for (; i_ < args_.size(); ++i_) {
         if (!input_file_) {
             input_file_ = args_[i_];
             continue;
         }
-        // More files than trace-cmd takes: read them all, as several -i (ringscope extension).
+        // More files, as several -i (as trace-cmd 3.3 and later read them); their lines get the
+        // file's name.
         if (!o_.multi) add_input(*input_file_);
         o_.multi = true;
         add_input(args_[i_]);
-    }
-    if (!o_.compat) {
-        std::string error;
-        o_.compat = default_compat(error);
-        if (!o_.compat) throw UsageError{error};
     }
     if (!input_file_) input_file_ = "trace.dat";
     if (!o_.multi) add_input(*input_file_);

@@ -44,6 +44,7 @@ struct ReportOptions {
     bool multi = false;  // several inputs: each line gets the file's name
     std::vector<int> cpus;
     std::vector<std::pair<std::string, bool>> filters;  // text, negated
+    std::vector<int> filter_inputs;  // per filter: the index of the -i it follows (-1: before any -i)
     std::vector<std::string> pids, comms;
     EventSelection range;  // --from/--to, --event: ringscope's, for every input file
     std::vector<std::string> raw_events, nohandler_events;
