@@ -70,7 +70,7 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
                               o.format == ReportFormat::json  ? "json"
                               : o.format == ReportFormat::csv ? "csv"
                                                               : "text",
-                              o.jobs);
+                              o.jobs, *o.compat);
     }
     ReportRun run(ctx, std::move(o));
     return run.run();
