@@ -144,7 +144,8 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
             a.insert(a.end(), {"--cpu", list});
         }
         for (int p : q.pids) a.insert(a.end(), {"--pid", std::to_string(p)});
-        a.insert(a.end(), files.begin(), files.end());
+        // With -i: trace-cmd 3.1.6 (--compat 3.1) reads one file after the options.
+        for (const auto& f : files) a.insert(a.end(), {"-i", f});
         return collect_report(ctx, a, files.size(), q.limit);  // one "cpus=N" line per file first
     };
     view::ViewApi api(**index, files, events);

@@ -151,7 +151,9 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 }
 
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format, int jobs) {
+                   std::string_view format, int jobs, Compat compat) {
+    output::ReportStyle style;
+    apply_compat(compat, style);
     const int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     symbols::ResolverRegistry resolvers;
     for (const auto& r : ctx.plugins().resolvers()) resolvers.add(r.domain, r.resolver);
@@ -240,7 +242,7 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         records = std::make_unique<output::EventRecordWriter>(out, records_format);
         records->begin();
     }
-    output::ReportLineWriter writer(out, output::ReportStyle{});
+    output::ReportLineWriter writer(out, style);
 
     // -j N: the lines of events no handler sees and whose printing changes nothing are formatted by
     // N threads (ParallelLineWriter: N - 1 workers and this one, written in this thread's order);
@@ -254,10 +256,10 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         for (const auto& in : inputs) sources.push_back(in.get());
         workers = std::make_unique<output::ParallelLineWriter>(
             out, threads,
-            [sources, text_format, records_format](const output::LineBatch& batch,
-                                                   std::span<const output::LineJob> jobs,
-                                                   output::OutputBuffer& text) {
-                output::ReportLineWriter lines(text, output::ReportStyle{});
+            [sources, text_format, records_format, style](const output::LineBatch& batch,
+                                                          std::span<const output::LineJob> jobs,
+                                                          output::OutputBuffer& text) {
+                output::ReportLineWriter lines(text, style);
                 std::optional<output::EventRecordWriter> json_csv;
                 if (!text_format) json_csv.emplace(text, records_format);
                 TextBuffer line_info;
@@ -272,7 +274,7 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
             });
     }
     output::OutputBuffer ordered_text;  // a line printed here, on its way into the batches
-    output::ReportLineWriter ordered_lines(ordered_text, output::ReportStyle{});
+    output::ReportLineWriter ordered_lines(ordered_text, style);
     std::optional<output::EventRecordWriter> ordered_records;
     if (!text_format) ordered_records.emplace(ordered_text, records_format);
 

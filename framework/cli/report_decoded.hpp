@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "framework/cli/cli_context.hpp"
+#include "framework/cli/report_compat.hpp"
 
 namespace ringscope::cli {
 
@@ -17,8 +18,9 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 // Prints every event of `paths` (each read by the decoder `input_format` names, or by the one whose
 // probe answers highest), merged in time order. Returns 0, or 1 after a one-line error.
 // `format` is "text" (report's lines), "json" (JSON Lines) or "csv". `jobs` (report -j; 0, its
-// default, means the cores) threads format the lines, with the same output as one.
+// default, means the cores) threads format the lines, with the same output as one. `compat`: the
+// line of that trace-cmd release (3.4: the flags column; a decoder's events have no flags: dots).
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format = "text", int jobs = 1);
+                   std::string_view format = "text", int jobs = 1, Compat compat = Compat::v3_4);
 
 }  // namespace ringscope::cli

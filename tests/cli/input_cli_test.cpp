@@ -201,5 +201,26 @@ TEST(Tables, KvmReasonsNameTheirIsa) {
         << r.out.substr(0, 2000);
 }
 
+// A plugin decoder's events print in the line of the release --compat names: under 3.4 the flags
+// column after "[CPU]" (dots: a decoder's events carry no flags), as every trace.dat line does.
+TEST(DecoderInput, LineFollowsCompat) {
+    const std::string pt = "'" + source("tests/data/ipt/clean.pt") + "'";
+    const Outcome v31 = ringscope("report --compat 3.1 -j 1 --input-format ipt " + pt);
+    const Outcome v34 = ringscope("report --compat 3.4 -j 1 --input-format ipt " + pt);
+    const Outcome v34j = ringscope("report --compat 3.4 -j 2 --input-format ipt " + pt);
+    ASSERT_EQ(v31.status, 0) << v31.err;
+    ASSERT_EQ(v34.status, 0) << v34.err;
+    EXPECT_EQ(v34.out, v34j.out);
+    const auto l31 = lines(v31.out), l34 = lines(v34.out);
+    ASSERT_EQ(l31.size(), l34.size());
+    ASSERT_GT(l31.size(), 2u);
+    for (size_t i = 1; i < l31.size(); ++i) {  // after "cpus=N"
+        const size_t cpu = l31[i].find("] ");
+        ASSERT_NE(cpu, std::string::npos) << l31[i];
+        // the 3.1 line with " ....." after "[CPU]"
+        EXPECT_EQ(l34[i], l31[i].substr(0, cpu + 1) + " ....." + l31[i].substr(cpu + 1)) << i;
+    }
+}
+
 }  // namespace
 }  // namespace ringscope::cli_test

@@ -88,6 +88,13 @@ std::vector<CompatCase> cases_34() {
         }
         std::ifstream rc(base / "outputs" / (c.name + ".rc"));
         if (!(rc >> c.exit_code)) c.exit_code = 0;
+        if (stem == "merged.report") {
+            // The same files after the options, as trace-cmd 3.3 and later read them: the same output.
+            CompatCase list = c;
+            list.name += ".file-list";
+            list.args = {"host.dat", "host-vm2.dat"};
+            out.push_back(std::move(list));
+        }
         out.push_back(std::move(c));
     }
     std::sort(out.begin(), out.end(),

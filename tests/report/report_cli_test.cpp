@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -455,7 +456,7 @@ TEST(ReportQuirks, TsOffsetOnlyShiftsLaterFiles) {
 
 // trace-cmd 3.1.6 gives -F filters to the first input file only and --cpu to its first buffer only.
 TEST(ReportQuirks, FiltersAndCpuListOnlyReachTheFirstFile) {
-    CmdResult f = report("-N -F sched_switch -i traces/basic.dat -i traces/full.dat");
+    CmdResult f = report("-N --compat 3.1 -F sched_switch -i traces/basic.dat -i traces/full.dat");
     CmdResult full = report("-N traces/full.dat");
     size_t basic_lines = 0, full_lines = 0, basic_other = 0;
     std::stringstream ss(f.out);
@@ -476,12 +477,75 @@ TEST(ReportQuirks, FiltersAndCpuListOnlyReachTheFirstFile) {
     EXPECT_EQ(inst.out.find("ringscope_a:  "), std::string::npos);
 }
 
-// A second positional file reads both, as -i A -i B (trace-cmd ignores it).
-TEST(ReportQuirks, SeveralPositionalFilesAreMerged) {
-    CmdResult a = report("-N traces/basic.dat traces/dropped.dat");
-    CmdResult b = report("-N -i traces/basic.dat -i traces/dropped.dat");
+// Per file name column: how many event lines of each kind ("sched_switch", "sys_exit_write", "other").
+std::map<std::string, size_t> lines_by_file(const std::string& out) {
+    std::map<std::string, size_t> n;
+    std::stringstream ss(out);
+    std::string l;
+    while (std::getline(ss, l)) {
+        if (l.find("cpus=") != std::string::npos) continue;
+        const std::string file = l.substr(0, l.find(':'));
+        const std::string kind = l.find(" sched_switch: ") != std::string::npos     ? "sched_switch"
+                                 : l.find(" sys_exit_write: ") != std::string::npos ? "sys_exit_write"
+                                                                                    : "other";
+        ++n[file.substr(file.find_first_not_of(' ')) + " " + kind];
+    }
+    return n;
+}
+
+// trace-cmd 3.3 and later: -F before any -i reaches every file, -F after `-i FILE` only FILE; but
+// with global filters, the first file's list is the global one, so its filters reach every file.
+TEST(ReportCompat34, GlobalAndPerFileFilters) {
+    const std::string files = " -i traces/basic.dat -i traces/full.dat";
+    const auto global = lines_by_file(report("-N --compat 3.4 -F sched_switch" + files).out);
+    EXPECT_GT(global.at("basic.dat sched_switch"), 0u);
+    EXPECT_GT(global.at("full.dat sched_switch"), 0u);
+    EXPECT_EQ(global.size(), 2u);  // nothing else, in either file
+
+    const auto own = lines_by_file(
+        report("-N --compat 3.4 -i traces/basic.dat -F sched_switch -i traces/full.dat -F sys_exit_write").out);
+    EXPECT_GT(own.at("basic.dat sched_switch"), 0u);
+    EXPECT_GT(own.at("full.dat sys_exit_write"), 0u);
+    EXPECT_EQ(own.size(), 2u);
+
+    // Only the first file's: full.dat prints everything.
+    const auto first_only =
+        lines_by_file(report("-N --compat 3.4 -i traces/basic.dat -F sched_switch -i traces/full.dat").out);
+    EXPECT_GT(first_only.at("full.dat other"), 1000u);
+    EXPECT_EQ(first_only.count("basic.dat other"), 0u);
+
+    // The shared list: sys_exit_write, given after the first -i, reaches full.dat too.
+    const auto shared = lines_by_file(
+        report("-N --compat 3.4 -F sched_switch -i traces/basic.dat -F sys_exit_write -i traces/full.dat").out);
+    EXPECT_GT(shared.at("full.dat sys_exit_write"), 0u);
+    EXPECT_GT(shared.at("full.dat sched_switch"), 0u);
+    EXPECT_EQ(shared.count("full.dat other"), 0u);
+
+    // Files after the options: every -F is global.
+    EXPECT_EQ(lines_by_file(report("-N --compat 3.4 -F sched_switch traces/basic.dat traces/full.dat").out), global);
+}
+
+// Several files after the options are read as several -i (trace-cmd 3.3 and later).
+TEST(ReportCompat34, SeveralPositionalFilesAreMerged) {
+    CmdResult a = report("-N --compat 3.4 traces/basic.dat traces/dropped.dat");
+    CmdResult b = report("-N --compat 3.4 -i traces/basic.dat -i traces/dropped.dat");
     EXPECT_EQ(a.rc, 0);
     EXPECT_EQ(a.out, b.out);
+    EXPECT_NE(a.out.find("dropped.dat: "), std::string::npos);
+}
+
+// trace-cmd 3.1.6 reads the first file after the options and ignores the others; a file after the
+// options and one given with -i are a usage error (exit 255).
+TEST(ReportQuirks, TraceCmd31ReadsOnePositionalFile) {
+    CmdResult a = report("-N --compat 3.1 traces/basic.dat traces/dropped.dat");
+    CmdResult one = report("-N --compat 3.1 traces/basic.dat");
+    EXPECT_EQ(a.rc, 0);
+    EXPECT_EQ(a.out, one.out);
+    EXPECT_EQ(a.out.find("dropped.dat"), std::string::npos);
+    CmdResult both = report("-N --compat 3.1 -i traces/basic.dat traces/dropped.dat");
+    EXPECT_EQ(both.rc, 255);
+    EXPECT_TRUE(both.out.empty());
+    EXPECT_NE(both.err.find("traces/basic.dat"), std::string::npos) << both.err;
 }
 
 TEST(ReportFormats, JsonIsOneTypedObjectPerEvent) {
