@@ -132,7 +132,7 @@ int parse(const char* prog, const std::vector<std::string>& args, Options& o, bo
             } else if (a == "--pt") {
                 o.pt = v;
                 o.have_pt = true;
-            } else if (int rc = image_option(prog, a, v, o.image, err); rc > 0) {
+            } else if (int rc = image_option(prog, a, v, o.image, err, &o.symbols); rc > 0) {
                 return rc;
             }
         } else if (!a.empty() && a[0] != '-' && !o.have_pt) {

@@ -2,8 +2,8 @@
 // functions. calls prints the calls and returns as a tree (function_graph's shape: `name() {`,
 // `}` when it returns), with the TSC where the trace has timing packets (--time); profile counts
 // the instructions each function ran itself, as a table or as folded stacks for flame graphs
-// (--folded). Names come from a file in /proc/kallsyms' format (--kallsyms); the code from
-// ptxed's --raw and --elf.
+// (--folded). Names come from the function symbols of --elf files and from --kallsyms (a file in
+// /proc/kallsyms' format, or a trace.dat's kallsyms); the code from ptxed's --raw and --elf.
 #pragma once
 
 #include <cstdio>

@@ -10,6 +10,7 @@
 #include "ipt/errors.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt/symbols.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
@@ -482,7 +483,8 @@ void usage(std::FILE* f) {
 
 }  // namespace
 
-int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err) {
+int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err,
+                 Symbols* symbols) {
     Status s;
     if (a == "--raw") {
         std::string path;
@@ -498,7 +500,9 @@ int image_option(const char* prog, const std::string& a, const std::string& v, I
         size_t colon = v.rfind(':');
         bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
         if (have_base) path = v.substr(0, colon);
-        s = image.add_elf(path, have_base, base);
+        std::vector<Image::Function> functions;
+        s = image.add_elf(path, have_base, base, symbols ? &functions : nullptr);
+        for (Image::Function& f : functions) symbols->add(f.address, std::move(f.name));
     } else {
         return -1;
     }
