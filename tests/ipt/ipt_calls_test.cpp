@@ -2,6 +2,7 @@
 // calls_libipt.c: libipt 2.0.5's instruction decoder, one instruction at a time, the same call
 // tree) on traces of made-up programs (bench/ipt/flow_program.hpp), whole and with broken bytes;
 // and the commands' own edges: --time, bad symbol files, usage.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -26,13 +27,14 @@ struct Files {
     std::string code, pt, syms;
 };
 
-Files write_case(uint64_t seed, int functions, size_t kib, int flips, uint64_t address = 0x400000) {
+Files write_case(uint64_t seed, int functions, size_t kib, int flips, uint64_t address = 0x400000,
+                 size_t psb_period = 2048) {
     rb::FlowOptions o;
     o.address = address;
     o.seed = seed;
     o.functions = functions;
     o.pt_bytes = kib << 10;
-    o.psb_period = 2048;
+    o.psb_period = psb_period;
     const rb::FlowProgram program = rb::make_program(o);
     rb::FlowTrace trace = rb::trace_program(program, o);
     std::mt19937_64 rng(seed);
@@ -193,6 +195,25 @@ TEST(IptCalls, TimeColumnFromTimingPackets) {
     }
     EXPECT_GT(lines, 50u);
     EXPECT_GE(last, 0x1000000u);  // the generator's first TSC
+}
+
+// profile --time: TSC ticks per function, against the reference's (the time after each
+// instruction less the time after the one before), whole and with broken bytes.
+TEST(IptCalls, ProfileTimeSameAsLibiptReference) {
+    for (uint64_t seed = 31; seed <= 34; ++seed) {
+        // A PSB+ (with its TSC) every 256 bytes: the time moves often.
+        const Files f = write_case(seed, 50, 32, seed == 34 ? 20 : 0, 0x400000, 256);
+        const std::vector<std::string> args = {"--time", "--kallsyms",         f.syms,
+                                               "--raw",  f.code + ":0x400000", f.pt};
+        const std::string table = ours(false, args);
+        EXPECT_NE(table.find("         ticks      %  function\n"), std::string::npos) << table.substr(0, 80);
+        EXPECT_GE(std::count(table.begin(), table.end(), '\n'), 8);
+        EXPECT_TRUE(table == reference("profile --time", f)) << "seed " << seed << "\n"
+                                                             << table.substr(0, 400);
+        std::vector<std::string> folded = args;
+        folded.insert(folded.begin(), "--folded");
+        EXPECT_TRUE(ours(false, folded) == reference("folded --time", f)) << "seed " << seed;
+    }
 }
 
 TEST(IptCalls, ProfileTableAddsUp) {
