@@ -21,7 +21,7 @@ struct FlowOptions {
     AddrFilter filter;
     bool block = true;  // ptxed's default decoder
     bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
-    bool event_ip = false, event_time = false;
+    bool event_ip = false, event_time = false, event_tick = false;
     bool show_blocks = false, end_on_call = false, end_on_jump = false;
     bool stats = false;
     unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
@@ -301,7 +301,9 @@ int decode_segment(Segment& s, int status) {
         InsnPath p;
         Insn one;  // p.single's instruction when it is taken here
         // Near the limit one instruction at a time, so that it stops where ptxed's count would.
-        if (same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun < kMaxInsnWithoutTrace) {
+        // Tick events come from next() only.
+        if (!s.o.event_tick &&
+            same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun < kMaxInsnWithoutTrace) {
             status = s.d.next_path(p);
         } else {
             status = s.d.next(one);
@@ -448,6 +450,8 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.event_ip = true;
     else if (a == "--event:time")
         o.event_time = true;
+    else if (a == "--event:tick")
+        o.event_tick = true;
     else if (a == "--block:show-blocks")
         o.show_blocks = true;
     else if (a == "--block:end-on-call")
@@ -461,8 +465,8 @@ bool flag_option(const std::string& a, FlowOptions& o) {
     else if (a == "--stat:blocks")
         o.stats = true, o.stat_flags |= 2;
     // Accepted for ptxed's argument lists; what they ask for is not done yet (see README).
-    else if (a == "--event:tick" || a == "--event:iflags" || a == "--resync-on-error" ||
-             a == "--insn:keep-tcal-on-ovf" || a == "--block:keep-tcal-on-ovf")
+    else if (a == "--event:iflags" || a == "--resync-on-error" || a == "--insn:keep-tcal-on-ovf" ||
+             a == "--block:keep-tcal-on-ovf")
         ;
     else
         return false;
@@ -476,7 +480,7 @@ void usage(std::FILE* f) {
         "       [--cpu F/M[/S]|none] [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx "
         "N]\n"
         "       [--filter:addrN_cfg|_a|_b N] [--no-inst] [--att] [--raw-insn] [--check] [--quiet]\n"
-        "       [--event:ip] [--event:time] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
+        "       [--event:ip] [--event:time] [--event:tick] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
         "       [--block:end-on-call] [--block:end-on-jump] --pt FILE[:FROM[-TO]] | FILE.pt\n",
         f);
 }
@@ -551,6 +555,7 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     // As ptxed: an unknown cpu is reported, and the trace decoded without errata.
     if (o.bad_cpu) std::fprintf(out, "[0, 0: config error: %s]\n", pt_error_string(-pte_bad_cpu));
     InsnDecoder decoder(o.config, in.image, o.filter);
+    decoder.set_tick_events(o.event_tick);
     Stats stats;
     o.out = out;
     decode(out, decoder, in.image, o, stats);

@@ -293,6 +293,26 @@ int InsnDecoder::check_insn_event(const Insn& insn, const DecodedInsn& iext) noe
     return status_flags(pts_event_pending);
 }
 
+int InsnDecoder::tick(uint64_t ip) noexcept {
+    // An event in progress carries its own time (and there is no room for a second one).
+    if (process_event_) return 0;
+    uint64_t tsc = 0;
+    uint32_t lost_mtc = 0, lost_cyc = 0;
+    const int status = query_.time(tsc, &lost_mtc, &lost_cyc);
+    if (status < 0 && status != -pte_no_time) return status;
+    if (tsc == event_.tsc) return 0;
+    event_ = QueryEvent{};
+    event_.type = EventKind::tick;
+    event_.ip = ip;
+    // Without wall-clock time the time is relative.
+    event_.has_tsc = status != -pte_no_time;
+    event_.tsc = tsc;
+    event_.lost_mtc = lost_mtc;
+    event_.lost_cyc = lost_cyc;
+    process_event_ = true;
+    return 0;
+}
+
 int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
     ip_ += insn.size;
     switch (iext.iclass) {
@@ -304,6 +324,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
             int status = query_.cond_branch(taken);
             if (status < 0) return status;
             status_ = status;
+            if (tick_events_ && (status = tick(ip_)) < 0) return status;
             if (!taken) return 0;
             break;
         }
@@ -317,6 +338,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
             int status = query_.cond_branch(taken);
             if (status >= 0) {
                 status_ = status;
+                if (tick_events_ && (status = tick(ip_)) < 0) return status;
                 if (!taken) return -pte_bad_retcomp;
                 return retstack_.pop(ip_);
             }
@@ -331,10 +353,12 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
         ip_ += static_cast<uint64_t>(static_cast<int64_t>(iext.displacement));
         return 0;
     }
+    const uint64_t from = ip_;
     int status = query_.indirect_branch(ip_);
     if (status < 0) return status;
     status_ = status;
-    if (status & pts_ip_suppressed) return -pte_noip;
+    if (tick_events_ && (status = tick(from)) < 0) return status;
+    if (status_ & pts_ip_suppressed) return -pte_noip;
     return 0;
 }
 
