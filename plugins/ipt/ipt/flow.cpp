@@ -22,6 +22,7 @@ struct FlowOptions {
     bool block = true;  // ptxed's default decoder
     bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
     bool event_ip = false, event_time = false, event_tick = false;
+    bool resync = false;  // --resync-on-error
     bool show_blocks = false, end_on_call = false, end_on_jump = false;
     bool stats = false;
     unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
@@ -344,17 +345,32 @@ void decode(std::FILE* out, InsnDecoder& d, const Image& image, const FlowOption
             sync = now;
             continue;
         }
-        Segment segment{d, image, o, stats, insn};
-        status = decode_segment(segment, status);
-        if (status == -pte_eos) break;
-        if (status == kNoTraceProgress) {
+        // With --resync-on-error each error goes on from the next IP the trace gives, while that
+        // moves the decoder on; else (and when resync fails) from the next PSB.
+        uint64_t resynced_at = ~uint64_t{0};
+        for (;;) {
+            Segment segment{d, image, o, stats, insn};
+            status = decode_segment(segment, status);
+            if (status == -pte_eos) return;
+            if (status == kNoTraceProgress) {
+                uint64_t offset = 0;
+                d.get_offset(offset);
+                std::fprintf(out,
+                             "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
+                             offset, insn.ip, kMaxInsnWithoutTrace);
+                return;
+            }
+            diagnose(out, d, insn.ip, "error", status);
             uint64_t offset = 0;
-            d.get_offset(offset);
-            std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
-                         offset, insn.ip, kMaxInsnWithoutTrace);
-            break;
+            if (!o.resync || d.get_offset(offset) < 0 || offset == resynced_at) break;
+            resynced_at = offset;
+            status = d.resync();
+            if (status == -pte_eos) return;
+            if (status < 0) {
+                diagnose(out, d, insn.ip, "resync error", status);
+                break;
+            }
         }
-        diagnose(out, d, insn.ip, "error", status);
     }
 }
 
@@ -464,9 +480,10 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.stats = true, o.stat_flags |= 1;
     else if (a == "--stat:blocks")
         o.stats = true, o.stat_flags |= 2;
+    else if (a == "--resync-on-error")
+        o.resync = true;
     // Accepted for ptxed's argument lists; what they ask for is not done yet (see README).
-    else if (a == "--event:iflags" || a == "--resync-on-error" || a == "--insn:keep-tcal-on-ovf" ||
-             a == "--block:keep-tcal-on-ovf")
+    else if (a == "--event:iflags" || a == "--insn:keep-tcal-on-ovf" || a == "--block:keep-tcal-on-ovf")
         ;
     else
         return false;
@@ -479,7 +496,8 @@ void usage(std::FILE* f) {
         "[--elf FILE[:BASE]]...\n"
         "       [--cpu F/M[/S]|none] [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx "
         "N]\n"
-        "       [--filter:addrN_cfg|_a|_b N] [--no-inst] [--att] [--raw-insn] [--check] [--quiet]\n"
+        "       [--filter:addrN_cfg|_a|_b N] [--resync-on-error] [--no-inst] [--att] [--raw-insn] [--check] "
+        "[--quiet]\n"
         "       [--event:ip] [--event:time] [--event:tick] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
         "       [--block:end-on-call] [--block:end-on-jump] --pt FILE[:FROM[-TO]] | FILE.pt\n",
         f);

@@ -60,7 +60,7 @@ void InsnDecoder::reset() noexcept {
     mode_ = em_unknown;
     ip_ = 0;
     status_ = 0;
-    enabled_ = speculative_ = process_event_ = process_insn_ = false;
+    enabled_ = speculative_ = process_event_ = process_insn_ = resyncing_ = false;
     bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
     retstack_.clear();
 }
@@ -83,6 +83,35 @@ int InsnDecoder::start(int status) noexcept {
 int InsnDecoder::sync_forward() noexcept {
     reset();
     return start(query_.sync_forward(&ip_));
+}
+
+int InsnDecoder::resync() noexcept {
+    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
+    link_run_ = 0;
+    if (process_event_ || (status_ & pts_event_pending)) {
+        resyncing_ = true;
+        return check_ip_event(nullptr, nullptr);
+    }
+    for (;;) {
+        uint64_t ip = 0;
+        int status = query_.indirect_branch(ip);
+        if (status >= 0) {
+            status_ = status;
+            if (status & pts_ip_suppressed) return -pte_noip;
+            ip_ = ip;
+            enabled_ = true;
+            return check_ip_event(nullptr, nullptr);
+        }
+        if (status != -pte_bad_query) return status;
+        int taken = 0;
+        status = query_.cond_branch(taken);
+        if (status < 0) return status;
+        status_ = status;
+        if (status & pts_event_pending) {
+            resyncing_ = true;
+            return check_ip_event(nullptr, nullptr);
+        }
+    }
 }
 
 int InsnDecoder::event_pending() noexcept {
@@ -157,6 +186,8 @@ int InsnDecoder::check_ip_event(const Insn* insn, const DecodedInsn* iext) noexc
     if (status <= 0) return status < 0 ? status : status_flags(0);
     const QueryEvent& ev = event_;
     const bool at_ip = ev.ip_suppressed || ev.ip == ip_;
+    // After a resync the flow is wherever the next event puts it: the event is taken first.
+    if (resyncing_) return status_flags(pts_event_pending);
     switch (ev.type) {
         case EventKind::disabled:
             break;
@@ -398,6 +429,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
     QueryEvent& ev = event_;
     switch (ev.type) {
         case EventKind::enabled:
+            if (resyncing_) resyncing_ = enabled_ = false;
             if (ip_ == ev.ip) ev.resumed = true;
             if (ev.status_update) return -pte_bad_context;
             if (ev.ip_suppressed) return -pte_noip;
@@ -414,7 +446,13 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
             enabled_ = false;
             break;
         case EventKind::async_branch:
-            if (ip_ != ev.from) return -pte_bad_query;
+            if (resyncing_) {
+                // Wherever the flow was, it goes on at the interrupt's target.
+                resyncing_ = false;
+                enabled_ = true;
+            } else if (ip_ != ev.from) {
+                return -pte_bad_query;
+            }
             if (ev.status_update || !enabled_) return -pte_bad_context;
             ip_ = ev.ip;
             break;
@@ -423,6 +461,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
             if (!ev.ip_suppressed && ip_ != ev.ip) return -pte_bad_query;
             break;
         case EventKind::overflow:
+            resyncing_ = false;
             if (ev.status_update) return -pte_bad_context;
             if (ev.ip_suppressed) {
                 enabled_ = false;

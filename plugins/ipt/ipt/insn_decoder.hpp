@@ -77,6 +77,9 @@ class InsnDecoder {
     InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter = {});
 
     int sync_forward() noexcept;
+    // After an error (ptxed's --resync-on-error): on from the next IP the trace gives (an event's,
+    // or an indirect branch's, TNT bits before it dropped) instead of the next PSB.
+    int resync() noexcept;
     // The next instruction; on error insn holds what was decoded (iclass error when nothing).
     int next(Insn& insn) noexcept;
     int event(QueryEvent& ev) noexcept;
@@ -131,6 +134,7 @@ class InsnDecoder {
     bool process_insn_ = false;
     bool bound_paging_ = false, bound_vmcs_ = false, bound_ptwrite_ = false;
     bool tick_events_ = false;
+    bool resyncing_ = false;  // the next event with an IP sets it, wherever the flow was
     QueryEvent event_;
     Insn insn_;
     DecodedInsn iext_;
