@@ -23,6 +23,7 @@ struct FlowOptions {
     bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
     bool event_ip = false, event_time = false, event_tick = false;
     bool resync = false;  // --resync-on-error
+    bool keep_tcal_insn = false, keep_tcal_block = false;
     bool show_blocks = false, end_on_call = false, end_on_jump = false;
     bool stats = false;
     unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
@@ -482,8 +483,13 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.stats = true, o.stat_flags |= 2;
     else if (a == "--resync-on-error")
         o.resync = true;
-    // Accepted for ptxed's argument lists; what they ask for is not done yet (see README).
-    else if (a == "--event:iflags" || a == "--insn:keep-tcal-on-ovf" || a == "--block:keep-tcal-on-ovf")
+    // Each for its decoder, as ptxed takes them (both decoders are one here).
+    else if (a == "--insn:keep-tcal-on-ovf")
+        o.keep_tcal_insn = true;
+    else if (a == "--block:keep-tcal-on-ovf")
+        o.keep_tcal_block = true;
+    // Accepted for ptxed's argument lists; what it asks for is not done yet (see README).
+    else if (a == "--event:iflags")
         ;
     else
         return false;
@@ -499,7 +505,9 @@ void usage(std::FILE* f) {
         "       [--filter:addrN_cfg|_a|_b N] [--resync-on-error] [--no-inst] [--att] [--raw-insn] [--check] "
         "[--quiet]\n"
         "       [--event:ip] [--event:time] [--event:tick] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
-        "       [--block:end-on-call] [--block:end-on-jump] --pt FILE[:FROM[-TO]] | FILE.pt\n",
+        "       [--block:end-on-call] [--block:end-on-jump] [--insn:keep-tcal-on-ovf] "
+        "[--block:keep-tcal-on-ovf]\n"
+        "       --pt FILE[:FROM[-TO]] | FILE.pt\n",
         f);
 }
 
@@ -572,6 +580,7 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     o.config.end = bytes->end();
     // As ptxed: an unknown cpu is reported, and the trace decoded without errata.
     if (o.bad_cpu) std::fprintf(out, "[0, 0: config error: %s]\n", pt_error_string(-pte_bad_cpu));
+    o.config.keep_tcal_on_ovf = o.block ? o.keep_tcal_block : o.keep_tcal_insn;
     InsnDecoder decoder(o.config, in.image, o.filter);
     decoder.set_tick_events(o.event_tick);
     Stats stats;
