@@ -68,6 +68,7 @@ struct Built {
 Built build(const FlowOptions& o) {
     Built b;
     Rng rng{std::mt19937_64(o.seed)};
+    b.program.address = o.address;
     Assembler a(b.program);
     const int n = o.functions;
     // Per function, its blocks' starts; branch targets are chosen first and patched at the end.

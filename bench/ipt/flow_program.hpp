@@ -38,6 +38,7 @@ struct FlowOptions {
     int functions = 200;
     size_t pt_bytes = 4u << 20;
     size_t psb_period = 4096;
+    uint64_t address = 0x400000;  // where the code is
 };
 
 FlowProgram make_program(const FlowOptions& o);

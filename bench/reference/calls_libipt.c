@@ -1,8 +1,10 @@
 /* The reference for `ringscope ipt calls` and `ringscope ipt profile`: libipt 2.0.5's instruction
  * flow decoder (Debian's libipt-dev) one instruction at a time, the same call tree over it (a call
  * pushes the function the next instruction is in, a return pops; instructions count to the top
- * of the stack, which a jump to another function replaces), and the same output. Without --time.
- *   calls_libipt calls|profile|folded --raw FILE:ADDR --kallsyms FILE --pt FILE */
+ * of the stack, which a jump to another function replaces), and the same output. With --time
+ * (profile and folded only) a function counts the TSC ticks its instructions took: the time
+ * after each instruction (pt_insn_time) less the time after the one before, modulo 2^64.
+ *   calls_libipt calls|profile|folded [--time] --raw FILE:ADDR --kallsyms FILE --pt FILE */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +18,7 @@ struct sym {
 };
 struct node {
     int parent, symbol;
-    uint64_t insn;
+    uint64_t insn, ticks;
 };
 
 static struct sym* syms;
@@ -25,7 +27,7 @@ static struct node* nodes;
 static int nnodes, cap_nodes;
 static int stack[1 << 16], depth; /* depth: entries in stack */
 static FILE* out;
-static int print_calls;
+static int print_calls, by_time;
 
 static int by_address(const void* a, const void* b) {
     const struct sym *x = a, *y = b;
@@ -60,6 +62,7 @@ static int child(int parent, int symbol) {
     nodes[nnodes].parent = parent;
     nodes[nnodes].symbol = symbol;
     nodes[nnodes].insn = 0;
+    nodes[nnodes].ticks = 0;
     return nnodes++;
 }
 
@@ -67,7 +70,7 @@ static void indent(void) {
     for (int k = 1; k < depth; ++k) fputs("  ", out);
 }
 
-static void instruction(uint64_t ip, enum pt_insn_class* pending, enum pt_insn_class iclass) {
+static void instruction(uint64_t ip, enum pt_insn_class* pending, enum pt_insn_class iclass, uint64_t ticks) {
     int s = find(ip);
     if (*pending == ptic_call || *pending == ptic_far_call) {
         stack[depth] = child(depth ? stack[depth - 1] : -1, s);
@@ -90,12 +93,19 @@ static void instruction(uint64_t ip, enum pt_insn_class* pending, enum pt_insn_c
     else if (nodes[stack[depth - 1]].symbol != s)
         stack[depth - 1] = child(nodes[stack[depth - 1]].parent, s);
     nodes[stack[depth - 1]].insn += 1;
+    nodes[stack[depth - 1]].ticks += ticks;
+}
+
+static uint64_t count(int n) {
+    return by_time ? nodes[n].ticks : nodes[n].insn;
 }
 
 static void follow(struct pt_insn_decoder* d) {
     for (;;) {
         enum pt_insn_class pending = ptic_other;
         int status = pt_insn_sync_forward(d);
+        uint64_t last = 0, now = 0;
+        pt_insn_time(d, &last, NULL, NULL);
         depth = 0;
         if (status < 0) {
             if (status == -pte_eos) return;
@@ -109,7 +119,9 @@ static void follow(struct pt_insn_decoder* d) {
             }
             if (status < 0 || (status & pts_eos)) break;
             status = pt_insn_next(d, &insn, sizeof insn);
-            if (insn.iclass != ptic_error) instruction(insn.ip, &pending, insn.iclass);
+            pt_insn_time(d, &now, NULL, NULL);
+            if (insn.iclass != ptic_error) instruction(insn.ip, &pending, insn.iclass, now - last);
+            last = now;
         }
         if (status == -pte_eos || status >= 0) return;
         uint64_t offset = 0;
@@ -171,8 +183,13 @@ int main(int argc, char** argv) {
     FILE* f;
 
     out = stdout;
-    for (int i = 2; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--raw")) {
+    for (int i = 2; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--time")) {
+            by_time = 1;
+            --i;
+        } else if (i + 1 >= argc) {
+            return 2;
+        } else if (!strcmp(argv[i], "--raw")) {
             char* colon = strrchr(argv[i + 1], ':');
             if (!colon) return 2;
             *colon = 0;
@@ -200,10 +217,10 @@ int main(int argc, char** argv) {
         char** lines = malloc((size_t)nnodes * sizeof *lines);
         int n = 0;
         for (int k = 0; k < nnodes; ++k) {
-            if (!nodes[k].insn) continue;
+            if (!count(k)) continue;
             char* p = path(k);
             lines[n] = malloc(strlen(p) + 32);
-            sprintf(lines[n++], "%s %" PRIu64, p, nodes[k].insn);
+            sprintf(lines[n++], "%s %" PRIu64, p, count(k));
             free(p);
         }
         qsort(lines, (size_t)n, sizeof *lines, by_text);
@@ -219,12 +236,12 @@ int main(int argc, char** argv) {
         for (int s = -1; s < nsyms; ++s) {
             uint64_t insn = 0;
             for (int k = 0; k < nnodes; ++k)
-                if (nodes[k].symbol == s) insn += nodes[k].insn;
+                if (nodes[k].symbol == s) insn += count(k);
             total += insn;
             if (insn) rows[n].insn = insn, rows[n++].symbol = s;
         }
         qsort(rows, (size_t)n, sizeof *rows, by_count);
-        printf("%14s %6s  %s\n", "instructions", "%", "function");
+        printf("%14s %6s  %s\n", by_time ? "ticks" : "instructions", "%", "function");
         for (int k = 0; k < n; ++k)
             printf("%14" PRIu64 " %6.2f  %s\n", rows[k].insn, 100.0 * (double)rows[k].insn / (double)total,
                    name(rows[k].symbol));

@@ -2,11 +2,14 @@
 // calls_libipt.c: libipt 2.0.5's instruction decoder, one instruction at a time, the same call
 // tree) on traces of made-up programs (bench/ipt/flow_program.hpp), whole and with broken bytes;
 // and the commands' own edges: --time, bad symbol files, usage.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,12 +27,14 @@ struct Files {
     std::string code, pt, syms;
 };
 
-Files write_case(uint64_t seed, int functions, size_t kib, int flips) {
+Files write_case(uint64_t seed, int functions, size_t kib, int flips, uint64_t address = 0x400000,
+                 size_t psb_period = 2048) {
     rb::FlowOptions o;
+    o.address = address;
     o.seed = seed;
     o.functions = functions;
     o.pt_bytes = kib << 10;
-    o.psb_period = 2048;
+    o.psb_period = psb_period;
     const rb::FlowProgram program = rb::make_program(o);
     rb::FlowTrace trace = rb::trace_program(program, o);
     std::mt19937_64 rng(seed);
@@ -71,9 +76,9 @@ std::string ours(bool calls, std::vector<std::string> args, int* rc = nullptr,
     return result;
 }
 
-std::string reference(const char* what, const Files& f) {
+std::string reference(const char* what, const Files& f, const std::string& address = "0x400000") {
     const std::string command = std::string("'" RINGSCOPE_CALLS_LIBIPT "' ") + what + " --raw '" + f.code +
-                                ":0x400000' --kallsyms '" + f.syms + "' --pt '" + f.pt + "'";
+                                ":" + address + "' --kallsyms '" + f.syms + "' --pt '" + f.pt + "'";
     std::string out;
     std::FILE* pipe = popen(command.c_str(), "r");
     if (!pipe) return out;
@@ -107,6 +112,75 @@ TEST(IptCalls, SameAsLibiptReferenceWithBrokenBytes) {
     }
 }
 
+// Ours with these name and code arguments against the reference's (--raw at address, --kallsyms).
+void expect_named_as_reference(const Files& f, std::vector<std::string> args, const std::string& address) {
+    args.push_back(f.pt);
+    const std::string calls = ours(true, args);
+    EXPECT_GT(calls.size(), 100u);
+    EXPECT_TRUE(calls == reference("calls", f, address)) << calls.substr(0, 400);
+    EXPECT_TRUE(ours(false, args) == reference("profile", f, address));
+    args.insert(args.begin(), "--folded");
+    EXPECT_TRUE(ours(false, args) == reference("folded", f, address));
+}
+
+int shell(const std::string& command) {
+    return std::system(("(" + command + ") >/dev/null 2>&1").c_str());
+}
+
+// --elf: the code and the names from an ELF file (made with binutils from the program's code and
+// its kallsyms), against the reference with --raw and --kallsyms.
+TEST(IptCalls, NamesFromElfSymbols) {
+    if (shell("command -v objcopy && command -v ld") != 0) GTEST_SKIP() << "binutils are not installed";
+    const Files f = write_case(21, 40, 32, 0);
+    std::string add;
+    std::ifstream syms(f.syms);
+    for (std::string addr, type, name; syms >> addr >> type >> name;)
+        add += " --add-symbol '" + name +
+               "=.text:" + std::to_string(std::stoull(addr, nullptr, 16) - 0x400000) + ",function,global'";
+    const std::string obj = f.code + ".o";
+    ASSERT_EQ(shell("cd '" + fs::path(f.code).parent_path().string() +
+                    "' && objcopy -I binary -O elf64-x86-64 -B i386:x86-64 --rename-section "
+                    ".data=.text,alloc,load,readonly,code,contents" +
+                    add + " code.bin '" + obj + "'"),
+              0);
+    auto link = [&](const char* text) {
+        const std::string elf = f.code + "." + text + ".elf";
+        EXPECT_EQ(shell(std::string("ld -Ttext=") + text + " -e " + text + " -o '" + elf + "' '" + obj + "'"),
+                  0);
+        return elf;
+    };
+    expect_named_as_reference(f, {"--elf", link("0x400000")}, "0x400000");
+    // Linked elsewhere and moved back with a base (the lowest segment, the headers' page below
+    // the code, lands there): the symbols move with the code.
+    expect_named_as_reference(f, {"--elf", link("0x800000") + ":0x3ff000"}, "0x400000");
+}
+
+// --kallsyms FILE.dat: names from the kallsyms a trace.dat carries (the framework's resolver),
+// for code at kernel addresses, against the reference with the same kallsyms as trace-cmd dumps
+// them.
+TEST(IptCalls, NamesFromTraceDatKallsyms) {
+    const std::string dat = (fs::path(RINGSCOPE_TEST_DATA_DIR) / "traces/basic.dat").string();
+    if (shell("command -v trace-cmd") != 0) GTEST_SKIP() << "trace-cmd (the oracle) is not installed";
+    const std::string kallsyms = (fs::path(::testing::TempDir()) / "ipt_calls_basic.kallsyms").string();
+    ASSERT_EQ(shell("trace-cmd dump --kallsyms '" + dat + "' > '" + kallsyms + "'"), 0);
+    // Somewhere in kernel text with many functions: the code of do_syscall_64 and after it.
+    uint64_t at = 0;
+    std::ifstream in(kallsyms);
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream words(line);
+        std::string addr, type, name;
+        if (words >> addr >> type >> name && name == "do_syscall_64") at = std::stoull(addr, nullptr, 16);
+    }
+    ASSERT_NE(at, 0u);
+    Files f = write_case(22, 40, 32, 0, at);
+    f.syms = kallsyms;
+    char address[32];
+    std::snprintf(address, sizeof address, "0x%" PRIx64, at);
+    expect_named_as_reference(f, {"--kallsyms", dat, "--raw", f.code + ":" + address}, address);
+    const std::string calls = ours(true, {"--kallsyms", dat, "--raw", f.code + ":" + address, f.pt});
+    EXPECT_NE(calls.find("do_syscall_64"), std::string::npos) << calls.substr(0, 400);
+}
+
 TEST(IptCalls, TimeColumnFromTimingPackets) {
     const Files f = write_case(3, 30, 16, 0);
     const std::string out = ours(true, {"--time", "--kallsyms", f.syms, "--raw", f.code + ":0x400000", f.pt});
@@ -121,6 +195,25 @@ TEST(IptCalls, TimeColumnFromTimingPackets) {
     }
     EXPECT_GT(lines, 50u);
     EXPECT_GE(last, 0x1000000u);  // the generator's first TSC
+}
+
+// profile --time: TSC ticks per function, against the reference's (the time after each
+// instruction less the time after the one before), whole and with broken bytes.
+TEST(IptCalls, ProfileTimeSameAsLibiptReference) {
+    for (uint64_t seed = 31; seed <= 34; ++seed) {
+        // A PSB+ (with its TSC) every 256 bytes: the time moves often.
+        const Files f = write_case(seed, 50, 32, seed == 34 ? 20 : 0, 0x400000, 256);
+        const std::vector<std::string> args = {"--time", "--kallsyms",         f.syms,
+                                               "--raw",  f.code + ":0x400000", f.pt};
+        const std::string table = ours(false, args);
+        EXPECT_NE(table.find("         ticks      %  function\n"), std::string::npos) << table.substr(0, 80);
+        EXPECT_GE(std::count(table.begin(), table.end(), '\n'), 8);
+        EXPECT_TRUE(table == reference("profile --time", f)) << "seed " << seed << "\n"
+                                                             << table.substr(0, 400);
+        std::vector<std::string> folded = args;
+        folded.insert(folded.begin(), "--folded");
+        EXPECT_TRUE(ours(false, folded) == reference("folded --time", f)) << "seed " << seed;
+    }
 }
 
 TEST(IptCalls, ProfileTableAddsUp) {

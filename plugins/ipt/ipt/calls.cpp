@@ -22,6 +22,7 @@ class CallTree {
         int parent;
         int symbol;
         uint64_t insn = 0;
+        uint64_t ticks = 0;  // TSC ticks (profile --time)
     };
     struct Hooks {
         virtual ~Hooks() = default;
@@ -37,8 +38,10 @@ class CallTree {
         pending_ = InsnClass::other;
     }
 
-    // The instructions from ip on, n of them with their lengths, the last of class end.
-    void run(uint64_t ip, uint32_t n, const uint8_t* sizes, InsnClass end) {
+    // The instructions from ip on, n of them with their lengths, the last of class end; the
+    // time that passed before the first (events) and with the last (its query) in ticks.
+    void run(uint64_t ip, uint32_t n, const uint8_t* sizes, InsnClass end, uint64_t ticks_first = 0,
+             uint64_t ticks_last = 0) {
         const int s = symbols_.find(ip);
         if (pending_ == InsnClass::call || pending_ == InsnClass::far_call) {
             stack_.push_back(child(stack_.empty() ? -1 : stack_.back(), s));
@@ -52,12 +55,17 @@ class CallTree {
         uint64_t last = ip;
         for (uint32_t k = 0; k + 1 < n; ++k) last += sizes[k];
         if (symbols_.find(last) == s) {
-            nodes_[static_cast<size_t>(leaf(s))].insn += n;
+            Node& node = nodes_[static_cast<size_t>(leaf(s))];
+            node.insn += n;
+            node.ticks += ticks_first + ticks_last;
             return;
         }
         // A run across functions: each instruction where it is.
-        for (uint32_t k = 0; k < n; ip += sizes[k++])
-            nodes_[static_cast<size_t>(leaf(symbols_.find(ip)))].insn += 1;
+        for (uint32_t k = 0; k < n; ip += sizes[k++]) {
+            Node& node = nodes_[static_cast<size_t>(leaf(symbols_.find(ip)))];
+            node.insn += 1;
+            node.ticks += (k == 0 ? ticks_first : 0) + (k + 1 == n ? ticks_last : 0);
+        }
     }
 
     size_t depth() const noexcept { return stack_.empty() ? 0 : stack_.size() - 1; }
@@ -114,7 +122,7 @@ struct Options {
 int parse(const char* prog, const std::vector<std::string>& args, Options& o, bool calls, std::FILE* err) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (calls && a == "--time") {
+        if (a == "--time") {
             o.time = true;
         } else if (!calls && a == "--folded") {
             o.folded = true;
@@ -132,7 +140,7 @@ int parse(const char* prog, const std::vector<std::string>& args, Options& o, bo
             } else if (a == "--pt") {
                 o.pt = v;
                 o.have_pt = true;
-            } else if (int rc = image_option(prog, a, v, o.image, err); rc > 0) {
+            } else if (int rc = image_option(prog, a, v, o.image, err, &o.symbols); rc > 0) {
                 return rc;
             }
         } else if (!a.empty() && a[0] != '-' && !o.have_pt) {
@@ -147,19 +155,23 @@ int parse(const char* prog, const std::vector<std::string>& args, Options& o, bo
         std::fprintf(
             err,
             "usage: %s [--raw FILE[:OFF[-END]]:ADDR|--elf FILE[:BASE]]... [--kallsyms FILE] %s--pt FILE\n",
-            prog, calls ? "[--time] " : "[--folded] ");
+            prog, calls ? "[--time] " : "[--folded] [--time] ");
         return 2;
     }
     return 0;
 }
 
 // The flow from every sync point, run by run, into tree; errors printed as `ipt flow` prints them.
-// With exact_time one run a call (the time after each branch), else whole walks.
+// With exact_time one run a call (the time after each branch, in *tsc, and the ticks each run
+// took counted in the tree), else whole walks.
 void follow(InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time, uint64_t* tsc) {
     uint64_t sync = 0;
     for (;;) {
         int status = d.sync_forward();
         tree.restart();
+        // Differences of TSC values as decoded, modulo 2^64 (as the reference takes them).
+        uint64_t before = 0, after = 0;
+        if (tsc) d.time(after);
         if (status < 0) {
             if (status == -pte_eos) return;
             uint64_t now = 0;
@@ -173,6 +185,7 @@ void follow(InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time, uin
                 status = d.event(ev);
             }
             if (status < 0 || (status & pts_eos)) break;
+            if (tsc) d.time(before);
             InsnPath p;
             if (exact_time) {
                 status = d.next_block(p.single);
@@ -183,10 +196,13 @@ void follow(InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time, uin
                 const CachedRun& c = d.block_cache().at(p.runs[r]);
                 tree.run(c.ip, c.ninsn, d.block_cache().sizes(c), c.last.iclass);
             }
-            if (!p.nruns && p.single.ninsn)
-                tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class);
             // The time at the run's end: what its call or return line shows.
-            if (tsc) d.time(*tsc);
+            const uint64_t last = after;
+            if (tsc) d.time(after);
+            if (!p.nruns && p.single.ninsn)
+                tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class, before - last,
+                         after - before);
+            if (tsc) *tsc = after;
         }
         if (status == -pte_eos || status >= 0) return;
         uint64_t offset = 0;
@@ -235,13 +251,16 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
     }
     CallTree::Hooks none;
     CallTree tree(o.symbols, none);
-    follow(d, tree, out, false, nullptr);
+    uint64_t tsc = 0;
+    follow(d, tree, out, o.time, o.time ? &tsc : nullptr);
     const auto& nodes = tree.nodes();
+    // What a function counts: its instructions, or with --time the TSC ticks they took.
+    auto count = [&](const CallTree::Node& n) { return o.time ? n.ticks : n.insn; };
     if (o.folded) {
         std::vector<std::string> lines;
         for (size_t n = 0; n < nodes.size(); ++n)
-            if (nodes[n].insn)
-                lines.push_back(tree.path(static_cast<int>(n)) + " " + std::to_string(nodes[n].insn));
+            if (count(nodes[n]))
+                lines.push_back(tree.path(static_cast<int>(n)) + " " + std::to_string(count(nodes[n])));
         std::sort(lines.begin(), lines.end());
         for (const std::string& l : lines) std::fprintf(out, "%s\n", l.c_str());
         std::fflush(out);
@@ -250,8 +269,8 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
     std::unordered_map<int, uint64_t> self;
     uint64_t total = 0;
     for (const auto& n : nodes) {
-        self[n.symbol] += n.insn;
-        total += n.insn;
+        self[n.symbol] += count(n);
+        total += count(n);
     }
     std::vector<std::pair<uint64_t, std::string>> rows;
     for (const auto& [symbol, insn] : self)
@@ -259,7 +278,7 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
         return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
-    std::fprintf(out, "%14s %6s  %s\n", "instructions", "%", "function");
+    std::fprintf(out, "%14s %6s  %s\n", o.time ? "ticks" : "instructions", "%", "function");
     for (const auto& [insn, name] : rows)
         std::fprintf(out, "%14" PRIu64 " %6.2f  %s\n", insn,
                      100.0 * static_cast<double>(insn) / static_cast<double>(total), name.c_str());

@@ -1,9 +1,10 @@
 // `ringscope ipt calls` and `ringscope ipt profile`: what the instruction flow says about
 // functions. calls prints the calls and returns as a tree (function_graph's shape: `name() {`,
 // `}` when it returns), with the TSC where the trace has timing packets (--time); profile counts
-// the instructions each function ran itself, as a table or as folded stacks for flame graphs
-// (--folded). Names come from a file in /proc/kallsyms' format (--kallsyms); the code from
-// ptxed's --raw and --elf.
+// the instructions each function ran itself (with --time the TSC ticks they took), as a table or
+// as folded stacks for flame graphs (--folded). Names come from the function symbols of --elf
+// files and from --kallsyms (a file in /proc/kallsyms' format, or a trace.dat's kallsyms); the
+// code from ptxed's --raw and --elf.
 #pragma once
 
 #include <cstdio>

@@ -35,6 +35,9 @@ struct Config {
     uint8_t mtc_freq = 0;
     uint8_t nom_freq = 0;
     PacketSet packets = PacketSet::full;
+    // libipt's keep_tcal_on_ovf (ptxed's --insn:/--block:keep-tcal-on-ovf): an overflow keeps the
+    // time calibration (its reference points dropped) instead of starting it over.
+    bool keep_tcal_on_ovf = false;
 };
 
 // libipt's pt_cpu_errata(): fills the errata of a known cpu; -pte_bad_cpu for an unknown one.

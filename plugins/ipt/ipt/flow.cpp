@@ -10,6 +10,7 @@
 #include "ipt/errors.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt/symbols.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
@@ -20,7 +21,9 @@ struct FlowOptions {
     AddrFilter filter;
     bool block = true;  // ptxed's default decoder
     bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
-    bool event_ip = false, event_time = false;
+    bool event_ip = false, event_time = false, event_tick = false;
+    bool resync = false;  // --resync-on-error
+    bool keep_tcal_insn = false, keep_tcal_block = false;
     bool show_blocks = false, end_on_call = false, end_on_jump = false;
     bool stats = false;
     unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
@@ -300,7 +303,9 @@ int decode_segment(Segment& s, int status) {
         InsnPath p;
         Insn one;  // p.single's instruction when it is taken here
         // Near the limit one instruction at a time, so that it stops where ptxed's count would.
-        if (same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun < kMaxInsnWithoutTrace) {
+        // Tick events come from next() only.
+        if (!s.o.event_tick &&
+            same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun < kMaxInsnWithoutTrace) {
             status = s.d.next_path(p);
         } else {
             status = s.d.next(one);
@@ -341,17 +346,32 @@ void decode(std::FILE* out, InsnDecoder& d, const Image& image, const FlowOption
             sync = now;
             continue;
         }
-        Segment segment{d, image, o, stats, insn};
-        status = decode_segment(segment, status);
-        if (status == -pte_eos) break;
-        if (status == kNoTraceProgress) {
+        // With --resync-on-error each error goes on from the next IP the trace gives, while that
+        // moves the decoder on; else (and when resync fails) from the next PSB.
+        uint64_t resynced_at = ~uint64_t{0};
+        for (;;) {
+            Segment segment{d, image, o, stats, insn};
+            status = decode_segment(segment, status);
+            if (status == -pte_eos) return;
+            if (status == kNoTraceProgress) {
+                uint64_t offset = 0;
+                d.get_offset(offset);
+                std::fprintf(out,
+                             "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
+                             offset, insn.ip, kMaxInsnWithoutTrace);
+                return;
+            }
+            diagnose(out, d, insn.ip, "error", status);
             uint64_t offset = 0;
-            d.get_offset(offset);
-            std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
-                         offset, insn.ip, kMaxInsnWithoutTrace);
-            break;
+            if (!o.resync || d.get_offset(offset) < 0 || offset == resynced_at) break;
+            resynced_at = offset;
+            status = d.resync();
+            if (status == -pte_eos) return;
+            if (status < 0) {
+                diagnose(out, d, insn.ip, "resync error", status);
+                break;
+            }
         }
-        diagnose(out, d, insn.ip, "error", status);
     }
 }
 
@@ -447,6 +467,8 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.event_ip = true;
     else if (a == "--event:time")
         o.event_time = true;
+    else if (a == "--event:tick")
+        o.event_tick = true;
     else if (a == "--block:show-blocks")
         o.show_blocks = true;
     else if (a == "--block:end-on-call")
@@ -459,9 +481,15 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.stats = true, o.stat_flags |= 1;
     else if (a == "--stat:blocks")
         o.stats = true, o.stat_flags |= 2;
-    // Accepted for ptxed's argument lists; what they ask for is not done yet (see README).
-    else if (a == "--event:tick" || a == "--event:iflags" || a == "--resync-on-error" ||
-             a == "--insn:keep-tcal-on-ovf" || a == "--block:keep-tcal-on-ovf")
+    else if (a == "--resync-on-error")
+        o.resync = true;
+    // Each for its decoder, as ptxed takes them (both decoders are one here).
+    else if (a == "--insn:keep-tcal-on-ovf")
+        o.keep_tcal_insn = true;
+    else if (a == "--block:keep-tcal-on-ovf")
+        o.keep_tcal_block = true;
+    // Accepted for ptxed's argument lists; what it asks for is not done yet (see README).
+    else if (a == "--event:iflags")
         ;
     else
         return false;
@@ -474,15 +502,19 @@ void usage(std::FILE* f) {
         "[--elf FILE[:BASE]]...\n"
         "       [--cpu F/M[/S]|none] [--mtc-freq N] [--nom-freq N] [--cpuid-0x15.eax N] [--cpuid-0x15.ebx "
         "N]\n"
-        "       [--filter:addrN_cfg|_a|_b N] [--no-inst] [--att] [--raw-insn] [--check] [--quiet]\n"
-        "       [--event:ip] [--event:time] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
-        "       [--block:end-on-call] [--block:end-on-jump] --pt FILE[:FROM[-TO]] | FILE.pt\n",
+        "       [--filter:addrN_cfg|_a|_b N] [--resync-on-error] [--no-inst] [--att] [--raw-insn] [--check] "
+        "[--quiet]\n"
+        "       [--event:ip] [--event:time] [--event:tick] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
+        "       [--block:end-on-call] [--block:end-on-jump] [--insn:keep-tcal-on-ovf] "
+        "[--block:keep-tcal-on-ovf]\n"
+        "       --pt FILE[:FROM[-TO]] | FILE.pt\n",
         f);
 }
 
 }  // namespace
 
-int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err) {
+int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err,
+                 Symbols* symbols) {
     Status s;
     if (a == "--raw") {
         std::string path;
@@ -498,7 +530,9 @@ int image_option(const char* prog, const std::string& a, const std::string& v, I
         size_t colon = v.rfind(':');
         bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
         if (have_base) path = v.substr(0, colon);
-        s = image.add_elf(path, have_base, base);
+        std::vector<Image::Function> functions;
+        s = image.add_elf(path, have_base, base, symbols ? &functions : nullptr);
+        for (Image::Function& f : functions) symbols->add(f.address, std::move(f.name));
     } else {
         return -1;
     }
@@ -546,7 +580,9 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     o.config.end = bytes->end();
     // As ptxed: an unknown cpu is reported, and the trace decoded without errata.
     if (o.bad_cpu) std::fprintf(out, "[0, 0: config error: %s]\n", pt_error_string(-pte_bad_cpu));
+    o.config.keep_tcal_on_ovf = o.block ? o.keep_tcal_block : o.keep_tcal_insn;
     InsnDecoder decoder(o.config, in.image, o.filter);
+    decoder.set_tick_events(o.event_tick);
     Stats stats;
     o.out = out;
     decode(out, decoder, in.image, o, stats);

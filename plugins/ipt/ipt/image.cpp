@@ -77,7 +77,33 @@ void Image::add_bytes(const uint8_t* data, size_t size, uint64_t address, std::s
     sections_.push_back({shared, shared->begin(), shared->size(), address, std::move(name)});
 }
 
-Status Image::add_elf(const std::string& path, bool have_base, uint64_t base) {
+namespace {
+
+// The function symbols of the symbol table of that type, moved by shift: false when there is none.
+bool elf_functions(Elf* elf, uint32_t type, uint64_t shift, std::vector<Image::Function>& out) {
+    for (Elf_Scn* scn = elf_nextscn(elf, nullptr); scn; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || sh.sh_entsize == 0) continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        if (!data) continue;
+        const size_t count = sh.sh_size / sh.sh_entsize;
+        for (size_t i = 0; i < count; ++i) {
+            GElf_Sym sym;
+            if (!gelf_getsym(data, static_cast<int>(i), &sym)) break;
+            const unsigned kind = GELF_ST_TYPE(sym.st_info);
+            if ((kind != STT_FUNC && kind != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF) continue;
+            const char* name = elf_strptr(elf, sh.sh_link, sym.st_name);
+            if (name && *name) out.push_back({sym.st_value + shift, name});
+        }
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+Status Image::add_elf(const std::string& path, bool have_base, uint64_t base,
+                      std::vector<Function>* functions) {
     auto file = TraceBytes::load(path);
     if (!file) return std::move(file).error();
     auto shared = std::make_shared<const TraceBytes>(std::move(*file));
@@ -108,6 +134,8 @@ Status Image::add_elf(const std::string& path, bool have_base, uint64_t base) {
     const uint64_t shift = have_base ? base - lowest : 0;
     for (const GElf_Phdr& ph : loads)
         sections_.push_back({shared, shared->begin() + ph.p_offset, ph.p_filesz, ph.p_vaddr + shift, path});
+    if (functions && !elf_functions(h.elf, SHT_SYMTAB, shift, *functions))
+        elf_functions(h.elf, SHT_DYNSYM, shift, *functions);
     return Status::success();
 }
 

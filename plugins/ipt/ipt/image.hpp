@@ -25,8 +25,14 @@ class Image {
     // Bytes [offset, offset + size) of path (size 0: to the end of the file) at address.
     Status add_raw(const std::string& path, uint64_t offset, uint64_t size, uint64_t address);
     // The PT_LOAD segments of an ELF file (their file bytes) at their addresses; with a base, all
-    // of them moved so that the lowest lands at base.
-    Status add_elf(const std::string& path, bool have_base, uint64_t base);
+    // of them moved so that the lowest lands at base. With functions: also the file's function
+    // symbols (.symtab, else .dynsym), moved as the segments are.
+    struct Function {
+        uint64_t address;
+        std::string name;
+    };
+    Status add_elf(const std::string& path, bool have_base, uint64_t base,
+                   std::vector<Function>* functions = nullptr);
     // A copy of bytes at address (tests).
     void add_bytes(const uint8_t* data, size_t size, uint64_t address, std::string name);
 

@@ -60,7 +60,7 @@ void InsnDecoder::reset() noexcept {
     mode_ = em_unknown;
     ip_ = 0;
     status_ = 0;
-    enabled_ = speculative_ = process_event_ = process_insn_ = false;
+    enabled_ = speculative_ = process_event_ = process_insn_ = resyncing_ = false;
     bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
     retstack_.clear();
 }
@@ -83,6 +83,35 @@ int InsnDecoder::start(int status) noexcept {
 int InsnDecoder::sync_forward() noexcept {
     reset();
     return start(query_.sync_forward(&ip_));
+}
+
+int InsnDecoder::resync() noexcept {
+    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
+    link_run_ = 0;
+    if (process_event_ || (status_ & pts_event_pending)) {
+        resyncing_ = true;
+        return check_ip_event(nullptr, nullptr);
+    }
+    for (;;) {
+        uint64_t ip = 0;
+        int status = query_.indirect_branch(ip);
+        if (status >= 0) {
+            status_ = status;
+            if (status & pts_ip_suppressed) return -pte_noip;
+            ip_ = ip;
+            enabled_ = true;
+            return check_ip_event(nullptr, nullptr);
+        }
+        if (status != -pte_bad_query) return status;
+        int taken = 0;
+        status = query_.cond_branch(taken);
+        if (status < 0) return status;
+        status_ = status;
+        if (status & pts_event_pending) {
+            resyncing_ = true;
+            return check_ip_event(nullptr, nullptr);
+        }
+    }
 }
 
 int InsnDecoder::event_pending() noexcept {
@@ -157,6 +186,8 @@ int InsnDecoder::check_ip_event(const Insn* insn, const DecodedInsn* iext) noexc
     if (status <= 0) return status < 0 ? status : status_flags(0);
     const QueryEvent& ev = event_;
     const bool at_ip = ev.ip_suppressed || ev.ip == ip_;
+    // After a resync the flow is wherever the next event puts it: the event is taken first.
+    if (resyncing_) return status_flags(pts_event_pending);
     switch (ev.type) {
         case EventKind::disabled:
             break;
@@ -293,6 +324,26 @@ int InsnDecoder::check_insn_event(const Insn& insn, const DecodedInsn& iext) noe
     return status_flags(pts_event_pending);
 }
 
+int InsnDecoder::tick(uint64_t ip) noexcept {
+    // An event in progress carries its own time (and there is no room for a second one).
+    if (process_event_) return 0;
+    uint64_t tsc = 0;
+    uint32_t lost_mtc = 0, lost_cyc = 0;
+    const int status = query_.time(tsc, &lost_mtc, &lost_cyc);
+    if (status < 0 && status != -pte_no_time) return status;
+    if (tsc == event_.tsc) return 0;
+    event_ = QueryEvent{};
+    event_.type = EventKind::tick;
+    event_.ip = ip;
+    // Without wall-clock time the time is relative.
+    event_.has_tsc = status != -pte_no_time;
+    event_.tsc = tsc;
+    event_.lost_mtc = lost_mtc;
+    event_.lost_cyc = lost_cyc;
+    process_event_ = true;
+    return 0;
+}
+
 int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
     ip_ += insn.size;
     switch (iext.iclass) {
@@ -304,6 +355,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
             int status = query_.cond_branch(taken);
             if (status < 0) return status;
             status_ = status;
+            if (tick_events_ && (status = tick(ip_)) < 0) return status;
             if (!taken) return 0;
             break;
         }
@@ -317,6 +369,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
             int status = query_.cond_branch(taken);
             if (status >= 0) {
                 status_ = status;
+                if (tick_events_ && (status = tick(ip_)) < 0) return status;
                 if (!taken) return -pte_bad_retcomp;
                 return retstack_.pop(ip_);
             }
@@ -331,10 +384,12 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
         ip_ += static_cast<uint64_t>(static_cast<int64_t>(iext.displacement));
         return 0;
     }
+    const uint64_t from = ip_;
     int status = query_.indirect_branch(ip_);
     if (status < 0) return status;
     status_ = status;
-    if (status & pts_ip_suppressed) return -pte_noip;
+    if (tick_events_ && (status = tick(from)) < 0) return status;
+    if (status_ & pts_ip_suppressed) return -pte_noip;
     return 0;
 }
 
@@ -374,6 +429,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
     QueryEvent& ev = event_;
     switch (ev.type) {
         case EventKind::enabled:
+            if (resyncing_) resyncing_ = enabled_ = false;
             if (ip_ == ev.ip) ev.resumed = true;
             if (ev.status_update) return -pte_bad_context;
             if (ev.ip_suppressed) return -pte_noip;
@@ -390,7 +446,13 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
             enabled_ = false;
             break;
         case EventKind::async_branch:
-            if (ip_ != ev.from) return -pte_bad_query;
+            if (resyncing_) {
+                // Wherever the flow was, it goes on at the interrupt's target.
+                resyncing_ = false;
+                enabled_ = true;
+            } else if (ip_ != ev.from) {
+                return -pte_bad_query;
+            }
             if (ev.status_update || !enabled_) return -pte_bad_context;
             ip_ = ev.ip;
             break;
@@ -399,6 +461,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
             if (!ev.ip_suppressed && ip_ != ev.ip) return -pte_bad_query;
             break;
         case EventKind::overflow:
+            resyncing_ = false;
             if (ev.status_update) return -pte_bad_context;
             if (ev.ip_suppressed) {
                 enabled_ = false;

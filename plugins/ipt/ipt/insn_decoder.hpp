@@ -77,6 +77,9 @@ class InsnDecoder {
     InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter = {});
 
     int sync_forward() noexcept;
+    // After an error (ptxed's --resync-on-error): on from the next IP the trace gives (an event's,
+    // or an indirect branch's, TNT bits before it dropped) instead of the next PSB.
+    int resync() noexcept;
     // The next instruction; on error insn holds what was decoded (iclass error when nothing).
     int next(Insn& insn) noexcept;
     int event(QueryEvent& ev) noexcept;
@@ -89,6 +92,9 @@ class InsnDecoder {
     // query each), direct jumps and direct calls: up to kMaxWalk runs of the block cache.
     int next_path(InsnPath& path) noexcept;
     const BlockCache& block_cache() const noexcept { return cache_; }
+    // libipt's enable_tick_events: a tick event after a branch query that moved the time (past
+    // the last event's). Only next() (one instruction at a time) gives them.
+    void set_tick_events(bool on) noexcept { tick_events_ = on; }
     // The time the last query reported (libipt's pt_insn_time without the lost counts).
     int time(uint64_t& tsc) const noexcept { return query_.time(tsc, nullptr, nullptr); }
     int get_offset(uint64_t& offset) const noexcept { return query_.get_offset(offset); }
@@ -106,6 +112,7 @@ class InsnDecoder {
     int postpone(const Insn& insn, const DecodedInsn& iext) noexcept;
     int proceed(const Insn& insn, const DecodedInsn& iext) noexcept;
     int proceed_postponed() noexcept;
+    int tick(uint64_t ip) noexcept;
     int postpone_tsx(const Insn* insn, const DecodedInsn* iext) noexcept;
     int handle_erratum_bdm64(const Insn& insn, const DecodedInsn& iext) noexcept;
     int handle_erratum_skd022() noexcept;
@@ -126,6 +133,8 @@ class InsnDecoder {
     bool process_event_ = false;
     bool process_insn_ = false;
     bool bound_paging_ = false, bound_vmcs_ = false, bound_ptwrite_ = false;
+    bool tick_events_ = false;
+    bool resyncing_ = false;  // the next event with an IP sets it, wherever the flow was
     QueryEvent event_;
     Insn insn_;
     DecodedInsn iext_;

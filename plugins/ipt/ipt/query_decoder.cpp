@@ -913,10 +913,15 @@ int QueryCore::decode_ovf() noexcept {
     int status = process_pending_psb_events();
     if (status < 0) return status;
     if (status) return 0;
-    // Start over, keeping only the time.
+    // Start over, keeping only the time (and the calibration when asked to).
     TimeState time = time_;
+    TimeCal tcal = tcal_;
     reset();
     time_ = time;
+    if (config_.keep_tcal_on_ovf) {
+        tcal.update_ovf();
+        tcal_ = tcal;
+    }
     pos_ += kOvfSize;
     // The overflow binds to a FUP if it resolved with tracing enabled, else to TIP.PGE.
     int offset = find_ovf_fup();
