@@ -35,8 +35,8 @@ struct SqliteSink::Impl {
         enum Kind : uint8_t { integer, text, blob, task_state } kind;
     };
     struct TypeState {
-        std::unique_ptr<BatchInsert> insert;
         std::vector<Column> columns;
+        std::vector<std::string> field_names;
         std::unique_ptr<sched::TaskStateNames> states;  // sched_switch: prev_state as report prints it
         int64_t id = 0;
         uint64_t count = 0;
@@ -49,7 +49,7 @@ struct SqliteSink::Impl {
         std::string name, path;
         int cpus = 0;
         uint64_t events = 0;
-        std::map<int, CpuState> cpu;
+        std::vector<CpuState> cpu;  // by CPU number
         std::map<int, std::string> tasks;
     };
     struct CommCache {
@@ -75,17 +75,34 @@ struct SqliteSink::Impl {
         return {};
     }
     TypeState& type_state(const EventType& t);
-    // The id of `comm` in `strings`: the last name seen per pid answers nearly every event.
-    int64_t comm_id(int input, int pid, std::string_view comm) {
+    // The id of `comm` in `strings`: the last name seen per pid answers nearly every event. A new
+    // name is also the task's latest in `tasks`, as report shows it.
+    int64_t comm_id(int input, InputState& in, int pid, std::string_view comm) {
         CommCache& c = comm_by_pid[(static_cast<uint64_t>(input) << 32) | static_cast<uint32_t>(pid)];
         if (c.id >= 0 && c.comm == comm) return c.id;
         c.comm.assign(comm);
+        if (pid > 0) in.tasks[pid].assign(comm);
         auto [it, fresh] = string_ids.try_emplace(c.comm, static_cast<int64_t>(strings.size()));
         if (fresh) strings.push_back(c.comm);
         return c.id = it->second;
     }
+    InputState& input_state(int input) {
+        if (input != last_input) {
+            last_input = input;
+            last_input_state = &inputs[input];
+        }
+        return *last_input_state;
+    }
+    // event_rows gets the columns f<N> up to the widest event type's field count.
+    void widen(size_t fields) {
+        events->retire();
+        for (; field_columns < fields; ++field_columns)
+            writer->exec("ALTER TABLE event_rows ADD COLUMN f" + std::to_string(field_columns));
+        events =
+            std::make_unique<BatchInsert>(*writer, "event_rows", kCommonColumns + static_cast<int>(fields));
+    }
     void add_field(TypeState& ts, const Column& c, const Event& ev) {
-        BatchInsert& b = *ts.insert;
+        BatchInsert& b = *events;
         switch (c.kind) {
             case Column::integer:
                 b.add_int(ev.integer(c.handle));
@@ -115,7 +132,10 @@ struct SqliteSink::Impl {
     std::unordered_map<std::string, int64_t> string_ids;
     std::vector<std::string> strings;
     TextBuffer state_text;
-    int64_t next_id = 1;
+    size_t field_columns = 0;
+    int last_input = -1;
+    InputState* last_input_state = nullptr;
+    static constexpr int kCommonColumns = 7;  // id, ts, cpu, pid, comm_id, type_id, input
 };
 
 SqliteSink::Impl::TypeState& SqliteSink::Impl::type_state(const EventType& t) {
@@ -133,30 +153,20 @@ SqliteSink::Impl::TypeState& SqliteSink::Impl::type_state(const EventType& t) {
     s.system = t.system;
     s.name = t.name;
     const bool sched_switch = t.system == "sched" && t.name == "sched_switch";
-    // event_id rather than id: kernel fields are called id (raw_syscalls, ...). The table is keyed by
-    // its rowid already, so WITHOUT ROWID would only add a second key.
-    std::string create = "CREATE TABLE " + quote_ident(table) + " (event_id INTEGER PRIMARY KEY";
     for (const auto& f : t.fields) {
         Column c{t.handle(f.name), Column::integer};
-        const char* sqltype = "INTEGER";
-        if (f.is_string()) {
+        if (f.is_string())
             c.kind = Column::text;
-            sqltype = "TEXT";
-        } else if (f.is_dynamic() || f.array_len || f.size > 8) {
+        else if (f.is_dynamic() || f.array_len || f.size > 8)
             c.kind = Column::blob;
-            sqltype = "BLOB";
-        } else if (sched_switch && f.name == "prev_state") {
+        else if (sched_switch && f.name == "prev_state") {
             c.kind = Column::task_state;
-            sqltype = "TEXT";
             s.states = std::make_unique<sched::TaskStateNames>(&t);
         }
         s.columns.push_back(c);
-        create += ", " + quote_ident(f.name) + " " + sqltype;
+        s.field_names.push_back(f.name);
     }
-    create += ")";
-    writer->exec(create);
-    s.insert =
-        std::make_unique<BatchInsert>(*writer, quote_ident(table), static_cast<int>(s.columns.size()) + 1);
+    if (s.columns.size() > field_columns) widen(s.columns.size());
     return s;
 }
 
@@ -175,6 +185,7 @@ Expected<std::unique_ptr<SqliteSink>> SqliteSink::create(const std::string& path
     for (const char* sql :
          {"PRAGMA page_size=16384", "PRAGMA journal_mode=OFF", "PRAGMA synchronous=OFF",
           "PRAGMA locking_mode=EXCLUSIVE", "PRAGMA cache_size=-16384", "BEGIN",
+          // The f<N> columns, added as wider event types come, have no type: each value keeps its own.
           "CREATE TABLE event_rows (id INTEGER PRIMARY KEY, ts INTEGER NOT NULL, cpu INTEGER NOT NULL, "
           "pid INTEGER, comm_id INTEGER, type_id INTEGER NOT NULL, input INTEGER NOT NULL)",
           "CREATE TABLE strings (id INTEGER PRIMARY KEY, text TEXT)",
@@ -192,7 +203,7 @@ Expected<std::unique_ptr<SqliteSink>> SqliteSink::create(const std::string& path
         if (Status s = impl->exec(sql); !s) return s.error();
     }
     impl->writer = std::make_unique<SqliteWriter>(impl->db);
-    impl->events = std::make_unique<BatchInsert>(*impl->writer, "event_rows", 7);
+    impl->events = std::make_unique<BatchInsert>(*impl->writer, "event_rows", Impl::kCommonColumns);
     return std::unique_ptr<SqliteSink>(new SqliteSink(std::move(impl)));
 }
 
@@ -206,44 +217,38 @@ Status SqliteSink::add_input(int input, const std::string& input_name, const std
 
 void SqliteSink::on_event(int input, const Event& ev) {
     Impl& m = *impl_;
-    Impl::TypeState& ts = m.type_state(ev.type());
-    const int64_t id = m.next_id++;
+    Impl::TypeState& ts = m.type_state(ev.type());  // first: it may widen event_rows
+    Impl::InputState& in = m.input_state(input);
     const int pid = ev.pid();
-    std::string_view comm = ev.comm();
+    const int cpu = ev.cpu();
     BatchInsert& e = *m.events;
     e.add_null();  // the next rowid, as id: SQLite appends without a search
     e.add_int(static_cast<int64_t>(ev.timestamp()));
-    e.add_int(ev.cpu());
+    e.add_int(cpu);
     e.add_int(pid);
-    e.add_int(m.comm_id(input, pid, comm));
+    e.add_int(m.comm_id(input, in, pid, ev.comm()));
     e.add_int(ts.id);
     e.add_int(input);
-    e.end_row();
-
-    ++ts.count;
-    ts.insert->add_int(id);
     for (const auto& c : ts.columns) m.add_field(ts, c, ev);
-    ts.insert->end_row();
+    e.add_nulls(static_cast<int>(m.field_columns - ts.columns.size()));
+    e.end_row();
+    ++ts.count;
 
-    auto& in = m.inputs[input];
     ++in.events;
-    auto& cs = in.cpu[ev.cpu()];
-    if (cs.events++ == 0) cs.first = ev.timestamp();
-    cs.last = ev.timestamp();
-    if (pid > 0) {
-        auto [it, fresh] = in.tasks.try_emplace(pid);
-        if (fresh || it->second != comm) it->second.assign(comm);  // the latest name, as report shows
+    if (cpu >= 0) {
+        if (static_cast<size_t>(cpu) >= in.cpu.size()) in.cpu.resize(static_cast<size_t>(cpu) + 1);
+        auto& cs = in.cpu[static_cast<size_t>(cpu)];
+        if (cs.events++ == 0) cs.first = ev.timestamp();
+        cs.last = ev.timestamp();
     }
 }
 
 Status SqliteSink::finish() {
     Impl& m = *impl_;
     m.events->flush();
-    for (auto& [t, s] : m.types) s.insert->flush();
     Status written = m.writer->finish();
     m.writer.reset();
     m.events.reset();
-    for (auto& [t, s] : m.types) s.insert.reset();
     if (!written) return Error(Errc::io, m.out.path() + ": " + written.error().to_string());
     std::string sql;
     auto text = [](const std::string& s) {
@@ -257,10 +262,13 @@ Status SqliteSink::finish() {
     for (const auto& [i, in] : m.inputs) {
         sql += "INSERT INTO inputs VALUES (" + std::to_string(i) + "," + text(in.name) + "," + text(in.path) +
                "," + std::to_string(in.cpus) + "," + std::to_string(in.events) + ");";
-        for (const auto& [cpu, c] : in.cpu)
+        for (size_t cpu = 0; cpu < in.cpu.size(); ++cpu) {
+            const auto& c = in.cpu[cpu];
+            if (c.events == 0) continue;
             sql += "INSERT INTO cpus VALUES (" + std::to_string(i) + "," + std::to_string(cpu) + "," +
                    std::to_string(c.events) + "," + std::to_string(c.first) + "," + std::to_string(c.last) +
                    ");";
+        }
         for (const auto& [pid, comm] : in.tasks)
             sql += "INSERT INTO tasks VALUES (" + std::to_string(i) + "," + std::to_string(pid) + "," +
                    text(comm) + ");";
@@ -270,17 +278,22 @@ Status SqliteSink::finish() {
     for (const auto& [t, s] : m.types)
         sql += "INSERT INTO event_types VALUES (" + std::to_string(s.id) + "," + text(s.system) + "," +
                text(s.name) + "," + text(s.table) + "," + std::to_string(s.count) + ");";
-    // A view per event table with the common columns of `events` joined in: "SELECT ts, comm,
-    // prev_state FROM v_sched_switch" rather than the join by hand.
+    // Per event type a view of its rows with the fields named, and one with the common columns of
+    // `events` joined in: "SELECT ts, comm, prev_state FROM v_sched_switch" rather than the join by hand.
     for (const auto& [t, s] : m.types) {
+        std::string fields;
+        for (size_t k = 0; k < s.field_names.size(); ++k)
+            fields += ", r.f" + std::to_string(k) + " AS " + quote_ident(s.field_names[k]);
+        const std::string where = " WHERE r.type_id = " + std::to_string(s.id) + ";";
+        sql += "CREATE VIEW " + quote_ident(s.table) + " AS SELECT r.id AS event_id" + fields +
+               " FROM event_rows AS r" + where;
         std::string view = "v_" + s.table;
         while (m.used_tables.count(view)) view += "_";
         m.used_tables.insert(view);
-        sql +=
-            "CREATE VIEW " + quote_ident(view) +
-            " AS SELECT r.ts AS ts, r.cpu AS cpu, r.pid AS pid, c.text AS comm, r.input AS input, t.* FROM " +
-            quote_ident(s.table) +
-            " AS t JOIN event_rows AS r ON r.id = t.event_id LEFT JOIN strings AS c ON c.id = r.comm_id;";
+        sql += "CREATE VIEW " + quote_ident(view) +
+               " AS SELECT r.ts AS ts, r.cpu AS cpu, r.pid AS pid, c.text AS comm, r.input AS input, r.id AS "
+               "event_id" +
+               fields + " FROM event_rows AS r LEFT JOIN strings AS c ON c.id = r.comm_id" + where;
     }
     sql += "COMMIT;";
     if (Status s = m.exec(sql); !s) return s;

@@ -25,30 +25,41 @@ SqliteWriter::~SqliteWriter() {
 }
 
 void SqliteWriter::loop() {
-    std::unique_lock lock(mu_);
+    std::vector<Job> jobs;
     for (;;) {
-        has_work_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-        if (queue_.empty()) return;  // stopped and drained
-        Job job = std::move(queue_.front());
-        queue_.pop_front();
-        const bool was_full = queue_.size() + 1 == kMaxQueued;
-        const bool skip = !first_error_;
-        lock.unlock();
-        if (was_full) has_room_.notify_one();
-        Status s = skip ? Status{} : job(db_);  // after an error the rest only drains
-        job = nullptr;                          // its rows freed outside the lock
-        lock.lock();
-        if (!s && first_error_) first_error_ = s;
+        bool wake_submitter;
+        {
+            std::unique_lock lock(mu_);
+            writer_waits_ = true;
+            has_work_.wait(lock, [&] { return stop_ || queue_.size() >= kWakeAt; });
+            writer_waits_ = false;
+            if (queue_.empty()) return;  // stopped and drained
+            jobs.swap(queue_);
+            wake_submitter = submitter_waits_;
+        }
+        if (wake_submitter) has_room_.notify_one();
+        for (Job& job : jobs) {
+            if (first_error_) {
+                Status s = job(db_);  // first_error_ is this thread's until finish() joins it
+                if (!s) first_error_ = s;
+            }
+            job = nullptr;  // its rows freed on this thread, as they are written
+        }
+        jobs.clear();
     }
 }
 
 void SqliteWriter::submit(Job job) {
     std::unique_lock lock(mu_);
-    has_room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
+    if (queue_.size() >= kMaxQueued) {
+        submitter_waits_ = true;
+        has_room_.wait(lock, [&] { return queue_.size() < kMaxQueued; });
+        submitter_waits_ = false;
+    }
     queue_.push_back(std::move(job));
-    const bool was_empty = queue_.size() == 1;
+    const bool wake = writer_waits_ && queue_.size() >= kWakeAt;
     lock.unlock();
-    if (was_empty) has_work_.notify_one();
+    if (wake) has_work_.notify_one();
 }
 
 void SqliteWriter::exec(std::string sql) {
@@ -74,6 +85,9 @@ Status SqliteWriter::finish() {
 struct BatchInsert::Statements {
     sqlite3_stmt* many = nullptr;  // per_batch rows
     sqlite3_stmt* one = nullptr;   // the rest at the end
+    // The variables that hold a value other than NULL: a NULL is bound only over one (short
+    // events leave the wide rows' last columns NULL, row after row).
+    std::vector<uint8_t> many_set, one_set;
     ~Statements() {
         sqlite3_finalize(many);
         sqlite3_finalize(one);
@@ -84,8 +98,10 @@ BatchInsert::BatchInsert(SqliteWriter& writer, const std::string& table, int col
     : writer_(writer), statements_(std::make_shared<Statements>()), columns_(columns) {
     // 256 rows, fewer for wide tables: a statement's variables are limited (32766 since 3.32).
     per_batch_ = std::clamp(8000 / std::max(columns, 1), 1, 256);
-    rows_.values.resize(static_cast<size_t>(columns) * per_batch_);
+    rows_.values.reset(new Value[static_cast<size_t>(columns) * per_batch_]);
     writer_.submit([st = statements_, table, columns, n = per_batch_](sqlite3* db) -> Status {
+        st->many_set.assign(static_cast<size_t>(columns) * n, 0);  // a variable never bound is NULL
+        st->one_set.assign(static_cast<size_t>(columns), 0);
         if (sqlite3_prepare_v2(db, insert_sql(table, columns, 1).c_str(), -1, &st->one, nullptr) !=
                 SQLITE_OK ||
             (n > 1 && sqlite3_prepare_v2(db, insert_sql(table, columns, n).c_str(), -1, &st->many, nullptr) !=
@@ -95,13 +111,15 @@ BatchInsert::BatchInsert(SqliteWriter& writer, const std::string& table, int col
     });
 }
 
-Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, const Rows& rows, size_t first_value, int count,
-                        int columns) {
+Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, std::vector<uint8_t>& set, const Rows& rows,
+                        size_t first_value, int count, int columns) {
     const size_t n = static_cast<size_t>(count) * columns;
     for (size_t k = 0; k < n; ++k) {
         const Value& v = rows.values[first_value + k];
         const int col = static_cast<int>(k) + 1;
         const char* p = rows.arena.data() + v.offset;
+        if (v.kind == Value::null && !set[k]) continue;
+        set[k] = v.kind != Value::null;
         switch (v.kind) {
             case Value::integer:
                 sqlite3_bind_int64(st, col, v.i);
@@ -126,17 +144,26 @@ Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, const Rows& rows, size_t 
 void BatchInsert::flush() {
     if (rows_.count == 0) return;
     const bool full = rows_.count == per_batch_;
-    Rows rows = std::move(rows_);
+    auto rows = std::make_shared<Rows>(std::move(rows_));  // std::function wants a copyable job
     rows_ = Rows{};
-    rows_.values.resize(static_cast<size_t>(columns_) * per_batch_);
-    writer_.submit(
-        [st = statements_, rows = std::move(rows), columns = columns_, full](sqlite3* db) -> Status {
-            if (full && st->many) return run(db, st->many, rows, 0, rows.count, columns);
-            for (int r = 0; r < rows.count; ++r)
-                if (Status s = run(db, st->one, rows, static_cast<size_t>(r) * columns, 1, columns); !s)
-                    return s;
-            return {};
-        });
+    rows_.values.reset(new Value[static_cast<size_t>(columns_) * per_batch_]);
+    rows_.arena.reserve(rows->arena.size());
+    writer_.submit([st = statements_, rows, columns = columns_, full](sqlite3* db) -> Status {
+        if (full && st->many) return run(db, st->many, st->many_set, *rows, 0, rows->count, columns);
+        for (int r = 0; r < rows->count; ++r)
+            if (Status s = run(db, st->one, st->one_set, *rows, static_cast<size_t>(r) * columns, 1, columns);
+                !s)
+                return s;
+        return {};
+    });
+}
+
+void BatchInsert::retire() {
+    flush();
+    writer_.submit([st = std::move(statements_)](sqlite3*) mutable -> Status {
+        st.reset();
+        return {};
+    });
 }
 
 }  // namespace ringscope::sinks

@@ -74,6 +74,21 @@ TEST_F(SqliteOutput, EventRowsHoldIntegersAndEventsSpellsThemOut) {
     EXPECT_NE(line.find(first[0].substr(first[0].find(' ') + 1) + ":"), std::string::npos) << line;
 }
 
+TEST_F(SqliteOutput, OneRowPerEventHoldsItsFields) {
+    // event_rows is the only table of events (one b-tree insert per event): the event types are
+    // views of it, their fields in its f<N> columns.
+    EXPECT_EQ(sql("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
+              (std::vector<std::string>{"cpus", "event_rows", "event_types", "inputs", "strings", "tasks"}));
+    EXPECT_EQ(
+        sql("SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name IN (SELECT table_name FROM "
+            "event_types)"),
+        sql("SELECT count(*) FROM event_types"));
+    EXPECT_EQ(sql("SELECT sum(count) FROM event_types"), sql("SELECT count(*) FROM event_rows"));
+    EXPECT_EQ(sql("SELECT count(*) FROM event_rows AS r JOIN sched_switch AS s ON s.event_id = r.id WHERE "
+                  "r.f1 = s.prev_pid AND r.f3 = s.prev_state AND r.f5 = s.next_pid"),
+              sql("SELECT count FROM event_types WHERE name = 'sched_switch'"));
+}
+
 TEST_F(SqliteOutput, EveryEventTableHasAViewJoiningEvents) {
     const std::vector<std::string> types = sql("SELECT table_name || '|' || count FROM event_types");
     ASSERT_GT(types.size(), 10u);
