@@ -640,7 +640,8 @@ uint64_t slice_bytes() {
 
 class ReportRun {
   public:
-    ReportRun(CliContext& ctx, Options o, std::FILE* out = stdout) : ctx_(ctx), o_(std::move(o)), out_(out) {}
+    ReportRun(CliContext& ctx, Options o, std::FILE* out = stdout, const ReportStart* start = nullptr)
+        : ctx_(ctx), o_(std::move(o)), out_(out), start_(start) {}
     int run();
 
   private:
@@ -680,7 +681,8 @@ class ReportRun {
 
     CliContext& ctx_;
     Options o_;
-    std::FILE* out_;  // stdout, or where `view` collects the lines
+    std::FILE* out_;            // stdout, or where `view` collects the lines
+    const ReportStart* start_;  // `view`'s positions for --from, or none
     engine::TraceSet set_;
     std::vector<FilterSet> filters_;  // per file
     std::vector<std::unique_ptr<EventHandler>> handlers_;
@@ -1055,6 +1057,17 @@ int ReportRun::print_events() {
         o_.cpus.empty() ? std::span<const engine::BufferRef>(order)
                         : std::span<const engine::BufferRef>(order).first(1);
     if (Status st = set_.build_merger(merged, o_.cpus, merger, threads()); !st) return fail(st.error());
+    // `view`'s positions: the records skipped are before --from, which the filter drops unseen (no
+    // handler, subscriber or printer sees them). Not with --cpu and handlers: their look-ahead
+    // reads hidden streams from the start; not with --align-ts: the index's times are not aligned.
+    const bool seek = start_ && start_->position && o_.range.from_ns != 0 && !o_.align_ts &&
+                      (o_.cpus.empty() || handlers_.empty());
+    if (seek)
+        for (auto& s : merger.sources())
+            if (s.buffer == 0)
+                if (auto at = start_->position(s.file_index, s.stream.cpu()))
+                    engine::seek_stream_to(s.stream, *at);
+    const bool stop_past_to = seek && start_->stop_past_to;
     // Which handle each merge source belongs to.
     std::vector<size_t> source_handle;
     for (const auto& s : merger.sources()) {
@@ -1156,6 +1169,7 @@ int ReportRun::print_events() {
     if (!o_.cpus.empty() && !handlers_.empty() && !order.empty())
         if (Status st = lookahead.add_hidden(set_, order.front(), o_.cpus, 1); !st) return fail(st.error());
     while (merger.next(rec, src)) {
+        if (stop_past_to && rec->ts > o_.range.to_ns) break;
         engine::TraceFile& file = *src->file;
         const size_t fi = src->file_index;
         const EventType* type = file.type_of(rec->data, rec->size);
@@ -1445,10 +1459,11 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
     return run.run();
 }
 
-int run_report_to(CliContext& ctx, const std::vector<std::string>& args, std::FILE* out) {
+int run_report_to(CliContext& ctx, const std::vector<std::string>& args, std::FILE* out,
+                  const ReportStart* start) {
     Options o;
     if (int rc = parse_report_cli(ctx, args, o); rc >= 0) return rc;
-    ReportRun run(ctx, std::move(o), out);
+    ReportRun run(ctx, std::move(o), out, start);
     return run.run();
 }
 

@@ -88,6 +88,8 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     im.task_ns = im.cpu_ns * im.ratio;
     im.cpu.assign(ix->lanes_.size(), std::vector<CpuBucket>(im.cpu_buckets));
     im.open.assign(ix->lanes_.size(), {});
+    im.last_ts.assign(ix->lanes_.size(), 0);
+    im.goes_back.assign(ix->lanes_.size(), 0);
 
     ViewIndex& v = *ix;
     SchedTracker tracker(im.sched, v.lanes_.size());
@@ -145,6 +147,8 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     engine::MergeSource* src;
     while (merger.next(r, src)) {
         const size_t lane = merger.index_of(src);
+        if (r->ts < im.last_ts[lane]) im.goes_back[lane] = 1;
+        im.last_ts[lane] = r->ts;
         const EventType* type = src->file->type_of(r->data, r->size);
         if (!type) continue;  // report skips these too
         Event ev(type, src->file, {r->data, r->size}, r->ts, r->cpu, r->missed, r->trailing);
@@ -225,6 +229,20 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         }
     }
     return ix;
+}
+
+std::optional<uint64_t> ViewIndex::start_position(size_t file, int cpu, uint64_t from) const {
+    const Impl& im = *impl_;
+    for (size_t l = 0; l < lanes_.size(); ++l)
+        if (lanes_[l].file == file && lanes_[l].cpu == cpu && !im.goes_back[l])
+            return im.cpu[l][im.cpu_bucket(start_, from)].offset;
+    return std::nullopt;
+}
+
+bool ViewIndex::in_time_order() const noexcept {
+    for (size_t f = 0; f < set_.size(); ++f)
+        if (set_.file(f).buffer_count() > 1) return false;
+    return std::none_of(impl_->goes_back.begin(), impl_->goes_back.end(), [](char c) { return c != 0; });
 }
 
 size_t ViewIndex::summary_bytes() const {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,6 +117,13 @@ class ViewIndex {
     Expected<FilterMatches> count_matching(FilterSet& filter);
     // When the task's first state change was seen (its first summary bucket's start).
     uint64_t task_first_seen(int pid) const;
+    // Where the stream of FILE's CPU may start for a range from FROM: the lane's first record of
+    // FROM's bucket, when every record before it is earlier (its times never go back); nullopt
+    // when it must be read from its start.
+    std::optional<uint64_t> start_position(size_t file, int cpu, uint64_t from) const;
+    // Every lane's times go forward and no file has instances: the merge of the buffers `report`
+    // reads comes in time order, so a reader may stop at its first record past a range.
+    bool in_time_order() const noexcept;
     // Approximate bytes held by the summaries (for the benchmark).
     size_t summary_bytes() const;
 
