@@ -49,13 +49,13 @@ struct TaskBucket {
     uint64_t ns[5] = {};  // per TaskState
 };
 
-// Task buckets per coarse bucket (the second level of the task summaries).
-inline constexpr uint32_t kCoarse = 32;
+// Buckets of one level of the task summaries per bucket of the next coarser one.
+inline constexpr uint32_t kLevelFactor = 4;
 
 struct TaskSummary {
     int pid = 0;
-    std::vector<TaskBucket> buckets;  // in bucket order
-    std::vector<TaskBucket> coarse;   // the same, kCoarse buckets in one
+    std::vector<TaskBucket> buckets;              // in bucket order
+    std::vector<std::vector<TaskBucket>> levels;  // levels[i]: kLevelFactor^(i+1) buckets in one
 };
 
 struct TaskStats {

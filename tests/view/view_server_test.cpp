@@ -240,6 +240,41 @@ TEST(ViewServer, ZoomedQueriesMatchTheWholeOnes) {
     EXPECT_EQ(exact["lanes"].size(), 1u);
 }
 
+// Every level of the task summaries (kLevelFactor apart, down to one bucket for the whole trace)
+// answers with spans in time order that do not overlap, at most WIDTH of them, and tile the time
+// from where the task's state is first known to the range's end.
+TEST(ViewServer, TaskLevelsTileTheRange) {
+    ViewServer s({"--port", "0", trace_path("full.dat")});
+    ASSERT_NE(s.port(), 0);
+    const json meta = get_json(s, "/api/meta");
+    const uint64_t start = meta["start"], end = meta["end"];
+    for (uint32_t width : {1u, 3u, 17u, 64u, 300u, 1500u, 4000u}) {
+        for (uint64_t div : {1u, 5u, 40u}) {
+            const uint64_t a = start + (end - start) / 2 - (end - start) / div / 2,
+                           b = a + (end - start) / div;
+            const json t = get_json(s, "/api/tasks?from=" + std::to_string(a) + "&to=" + std::to_string(b) +
+                                           "&width=" + std::to_string(width));
+            ASSERT_FALSE(t["lanes"].empty());
+            size_t to_end = 0;
+            for (const auto& lane : t["lanes"]) {
+                const auto& st = lane["states"];
+                EXPECT_LE(st.size(), width) << lane["pid"];
+                for (size_t i = 0; i < st.size(); ++i) {
+                    EXPECT_LT(st[i][0].get<uint64_t>(), st[i][1].get<uint64_t>());
+                    EXPECT_GE(st[i][0].get<uint64_t>(), a);
+                    EXPECT_LE(st[i][1].get<uint64_t>(), b);
+                    if (i) {
+                        EXPECT_EQ(st[i - 1][1].get<uint64_t>(), st[i][0].get<uint64_t>())
+                            << "a gap or overlap";
+                    }
+                }
+                to_end += !st.empty() && st.back()[1].get<uint64_t>() == b;
+            }
+            EXPECT_GT(to_end, 0u) << "width " << width << " 1/" << div;
+        }
+    }
+}
+
 TEST(ViewServer, BadRequestsAre400s) {
     ViewServer s({"--port", "0", trace_path("basic.dat")});
     ASSERT_NE(s.port(), 0);
