@@ -76,10 +76,11 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
     return run.run();
 }
 
-int run_report_to(CliContext& ctx, const std::vector<std::string>& args, std::FILE* out) {
+int run_report_to(CliContext& ctx, const std::vector<std::string>& args, std::FILE* out,
+                  const ReportStart* start) {
     ReportOptions o;
     if (int rc = parse_report_cli(ctx, args, o); rc >= 0) return rc;
-    ReportRun run(ctx, std::move(o), out);
+    ReportRun run(ctx, std::move(o), out, start);
     return run.run();
 }
 

@@ -47,7 +47,7 @@ bool line_time(std::string_view line, uint64_t& ns) {
 
 // Runs report with ARGS into a pipe; keeps the first LIMIT lines after the SKIP head lines.
 Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<std::string>& args,
-                                            size_t skip, size_t limit) {
+                                            size_t skip, size_t limit, const ReportStart* start) {
     int fds[2];
     if (pipe(fds) != 0) return Error(Errc::io, "pipe failed");
     view::EventsAnswer ans;
@@ -74,7 +74,7 @@ Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<s
         std::fclose(in);
     });
     std::FILE* out = fdopen(fds[1], "w");
-    const int rc = run_report_to(ctx, args, out);
+    const int rc = run_report_to(ctx, args, out, start);
     std::fclose(out);
     reader.join();
     if (rc != 0)
@@ -135,7 +135,10 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
         return kExitRuntime;
     }
     view::EventsSource events = [&](const view::EventsQuery& q) {
-        std::vector<std::string> a = report_opts;
+        // One thread unless REPORT-OPTIONS say otherwise (a later -j wins): a range of the view is
+        // short, and more threads parse the file's kallsyms ahead even when no line needs them.
+        std::vector<std::string> a = {"-j", "1"};
+        a.insert(a.end(), report_opts.begin(), report_opts.end());
         a.insert(a.end(), {"--from", seconds_ns(q.from), "--to", seconds_ns(q.to)});
         if (!q.filter.empty()) a.insert(a.end(), {"-F", q.filter});
         if (!q.cpus.empty()) {
@@ -146,7 +149,12 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
         for (int p : q.pids) a.insert(a.end(), {"--pid", std::to_string(p)});
         // With -i: trace-cmd 3.1.6 (--compat 3.1) reads one file after the options.
         for (const auto& f : files) a.insert(a.end(), {"-i", f});
-        return collect_report(ctx, a, files.size(), q.limit);  // one "cpus=N" line per file first
+        // Report starts each CPU at the index's bucket of q.from instead of reading from the start.
+        const view::ViewIndex& ix = **index;
+        const ReportStart start{
+            [&ix, &q](size_t file, int cpu) { return ix.start_position(file, cpu, q.from); },
+            ix.in_time_order()};
+        return collect_report(ctx, a, files.size(), q.limit, &start);  // one "cpus=N" line per file first
     };
     view::ViewApi api(**index, files, events);
 

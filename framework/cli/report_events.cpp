@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "framework/cli/report_run.hpp"
+#include "framework/engine/time_slicer.hpp"
 
 namespace ringscope::cli {
 namespace {
@@ -125,6 +126,17 @@ int ReportRun::build_merger(engine::EventMerger& merger) {
         o_.cpus.empty() ? std::span<const engine::BufferRef>(order_)
                         : std::span<const engine::BufferRef>(order_).first(1);
     if (Status st = set_.build_merger(merged, o_.cpus, merger, threads()); !st) return fail(st.error());
+    // `view`'s positions: the records skipped are before --from, which the filter drops unseen (no
+    // handler, subscriber or printer sees them). Not with --cpu and handlers: their look-ahead
+    // reads hidden streams from the start; not with --align-ts: the index's times are not aligned.
+    const bool seek = start_ && start_->position && o_.range.from_ns != 0 && !o_.align_ts &&
+                      (o_.cpus.empty() || handlers_.empty());
+    if (seek)
+        for (auto& s : merger.sources())
+            if (s.buffer == 0)
+                if (auto at = start_->position(s.file_index, s.stream.cpu()))
+                    engine::seek_stream_to(s.stream, *at);
+    stop_past_to_ = seek && start_->stop_past_to;
     source_handle_.clear();
     for (const auto& s : merger.sources()) {
         for (size_t h = 0; h < order_.size(); ++h)
@@ -177,6 +189,7 @@ int ReportRun::print_merged(engine::EventMerger& merger) {
     if (!o_.cpus.empty() && !handlers_.empty() && !order_.empty())
         if (Status st = lookahead.add_hidden(set_, order_.front(), o_.cpus, 1); !st) return fail(st.error());
     while (merger.next(rec, src)) {
+        if (stop_past_to_ && rec->ts > o_.range.to_ns) break;
         if (auto rc = print_record(s, lookahead, merger, rec, src)) return *rc;
         if (buf.failed()) break;
     }

@@ -32,8 +32,8 @@ namespace ringscope::cli {
 
 class ReportRun {
   public:
-    ReportRun(CliContext& ctx, ReportOptions o, std::FILE* out = stdout)
-        : ctx_(ctx), o_(std::move(o)), out_(out) {}
+    ReportRun(CliContext& ctx, ReportOptions o, std::FILE* out = stdout, const ReportStart* start = nullptr)
+        : ctx_(ctx), o_(std::move(o)), out_(out), start_(start) {}
     int run();
 
   private:
@@ -115,7 +115,9 @@ class ReportRun {
 
     CliContext& ctx_;
     ReportOptions o_;
-    std::FILE* out_;  // stdout, or where `view` collects the lines
+    std::FILE* out_;             // stdout, or where `view` collects the lines
+    const ReportStart* start_;   // `view`'s positions for --from, or none
+    bool stop_past_to_ = false;  // seeked: the merged records end at the first one past --to
     engine::TraceSet set_;
     std::vector<FilterSet> filters_;  // per file
     std::vector<std::unique_ptr<EventHandler>> handlers_;

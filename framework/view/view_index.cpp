@@ -50,6 +50,43 @@ uint64_t last_timestamp(engine::EventMerger& merger) {
     return last;
 }
 
+// Buckets of the finest level per bucket of levels[I].
+uint64_t level_ns(size_t i) {
+    uint64_t n = 1;
+    for (size_t k = 0; k < i; ++k) n *= kLevelFactor;
+    return n;
+}
+
+// The next coarser level of a task's entries FINE (COUNT buckets of NS each): kLevelFactor buckets
+// in one, the buckets between two entries (one state each) added in.
+std::vector<TaskBucket> coarsen(const std::vector<TaskBucket>& fine, uint32_t count, uint64_t ns) {
+    std::vector<TaskBucket> out;
+    uint32_t next_fine = 0;  // the first fine bucket of the current coarse one not yet counted
+    auto fill = [&](TaskBucket& c, uint32_t upto, TaskState s) {
+        if (upto > next_fine) c.ns[static_cast<size_t>(s)] += uint64_t{upto - next_fine} * ns;
+    };
+    auto close = [&](TaskBucket& c) { fill(c, std::min((c.bucket + 1) * kLevelFactor, count), c.end); };
+    for (const TaskBucket& e : fine) {
+        const uint32_t cb = e.bucket / kLevelFactor;
+        if (out.empty() || out.back().bucket != cb) {
+            if (!out.empty()) close(out.back());
+            TaskBucket c;
+            c.bucket = cb;
+            c.start = e.start;
+            out.push_back(c);
+            next_fine = cb * kLevelFactor;
+        }
+        TaskBucket& c = out.back();
+        fill(c, e.bucket, e.start);
+        c.changes += e.changes;
+        c.end = e.end;
+        for (size_t s = 0; s < 5; ++s) c.ns[s] += e.ns[s];
+        next_fine = e.bucket + 1;
+    }
+    if (!out.empty()) close(out.back());
+    return out;
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::string>& files,
@@ -88,6 +125,8 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     im.task_ns = im.cpu_ns * im.ratio;
     im.cpu.assign(ix->lanes_.size(), std::vector<CpuBucket>(im.cpu_buckets));
     im.open.assign(ix->lanes_.size(), {});
+    im.last_ts.assign(ix->lanes_.size(), 0);
+    im.goes_back.assign(ix->lanes_.size(), 0);
 
     ViewIndex& v = *ix;
     SchedTracker tracker(im.sched, v.lanes_.size());
@@ -145,6 +184,8 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     engine::MergeSource* src;
     while (merger.next(r, src)) {
         const size_t lane = merger.index_of(src);
+        if (r->ts < im.last_ts[lane]) im.goes_back[lane] = 1;
+        im.last_ts[lane] = r->ts;
         const EventType* type = src->file->type_of(r->data, r->size);
         if (!type) continue;  // report skips these too
         Event ev(type, src->file, {r->data, r->size}, r->ts, r->cpu, r->missed, r->trailing);
@@ -173,36 +214,17 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         }
     }
 
-    // The coarse level: kCoarse buckets in one, with the fine buckets between changes (one state
-    // each) added in.
+    // The coarser levels, each kLevelFactor buckets of the one below in one, down to one bucket:
+    // a query reads the level whose buckets are at most a pixel wide (a few per pixel), so its cost
+    // is bounded by its width, not by the changes in its range.
     for (auto& [pid, t] : v.tasks_) {
-        uint32_t next_fine = 0;  // the first fine bucket of the current coarse one not yet counted
-        auto fill = [&](TaskBucket& c, uint32_t upto, TaskState s) {
-            if (upto > next_fine) c.ns[static_cast<size_t>(s)] += uint64_t{upto - next_fine} * im.task_ns;
-        };
-        for (const TaskBucket& e : t.buckets) {
-            const uint32_t cb = e.bucket / kCoarse;
-            if (t.coarse.empty() || t.coarse.back().bucket != cb) {
-                if (!t.coarse.empty()) {
-                    TaskBucket& prev = t.coarse.back();
-                    fill(prev, std::min((prev.bucket + 1) * kCoarse, im.task_buckets), prev.end);
-                }
-                TaskBucket c;
-                c.bucket = cb;
-                c.start = e.start;
-                t.coarse.push_back(c);
-                next_fine = cb * kCoarse;
-            }
-            TaskBucket& c = t.coarse.back();
-            fill(c, e.bucket, e.start);
-            c.changes += e.changes;
-            c.end = e.end;
-            for (size_t s = 0; s < 5; ++s) c.ns[s] += e.ns[s];
-            next_fine = e.bucket + 1;
-        }
-        if (!t.coarse.empty()) {
-            TaskBucket& last = t.coarse.back();
-            fill(last, std::min((last.bucket + 1) * kCoarse, im.task_buckets), last.end);
+        const std::vector<TaskBucket>* below = &t.buckets;
+        uint64_t below_count = im.task_buckets;
+        while (below_count > 1) {
+            t.levels.push_back(
+                coarsen(*below, static_cast<uint32_t>(below_count), im.task_ns * level_ns(t.levels.size())));
+            below = &t.levels.back();
+            below_count = (below_count + kLevelFactor - 1) / kLevelFactor;
         }
     }
     // Instances print in `report` too: their events count, read stream by stream.
@@ -227,9 +249,26 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     return ix;
 }
 
+std::optional<uint64_t> ViewIndex::start_position(size_t file, int cpu, uint64_t from) const {
+    const Impl& im = *impl_;
+    for (size_t l = 0; l < lanes_.size(); ++l)
+        if (lanes_[l].file == file && lanes_[l].cpu == cpu && !im.goes_back[l])
+            return im.cpu[l][im.cpu_bucket(start_, from)].offset;
+    return std::nullopt;
+}
+
+bool ViewIndex::in_time_order() const noexcept {
+    for (size_t f = 0; f < set_.size(); ++f)
+        if (set_.file(f).buffer_count() > 1) return false;
+    return std::none_of(impl_->goes_back.begin(), impl_->goes_back.end(), [](char c) { return c != 0; });
+}
+
 size_t ViewIndex::summary_bytes() const {
     size_t n = impl_->cpu.size() * impl_->cpu_buckets * sizeof(CpuBucket);
-    for (const auto& [pid, t] : tasks_) n += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
+    for (const auto& [pid, t] : tasks_) {
+        n += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
+        for (const auto& l : t.levels) n += l.capacity() * sizeof(TaskBucket);
+    }
     return n + dropped_.size() * sizeof(Dropped);
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,13 +49,13 @@ struct TaskBucket {
     uint64_t ns[5] = {};  // per TaskState
 };
 
-// Task buckets per coarse bucket (the second level of the task summaries).
-inline constexpr uint32_t kCoarse = 32;
+// Buckets of one level of the task summaries per bucket of the next coarser one.
+inline constexpr uint32_t kLevelFactor = 4;
 
 struct TaskSummary {
     int pid = 0;
-    std::vector<TaskBucket> buckets;  // in bucket order
-    std::vector<TaskBucket> coarse;   // the same, kCoarse buckets in one
+    std::vector<TaskBucket> buckets;              // in bucket order
+    std::vector<std::vector<TaskBucket>> levels;  // levels[i]: kLevelFactor^(i+1) buckets in one
 };
 
 struct TaskStats {
@@ -116,6 +117,13 @@ class ViewIndex {
     Expected<FilterMatches> count_matching(FilterSet& filter);
     // When the task's first state change was seen (its first summary bucket's start).
     uint64_t task_first_seen(int pid) const;
+    // Where the stream of FILE's CPU may start for a range from FROM: the lane's first record of
+    // FROM's bucket, when every record before it is earlier (its times never go back); nullopt
+    // when it must be read from its start.
+    std::optional<uint64_t> start_position(size_t file, int cpu, uint64_t from) const;
+    // Every lane's times go forward and no file has instances: the merge of the buffers `report`
+    // reads comes in time order, so a reader may stop at its first record past a range.
+    bool in_time_order() const noexcept;
     // Approximate bytes held by the summaries (for the benchmark).
     size_t summary_bytes() const;
 

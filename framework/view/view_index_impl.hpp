@@ -39,6 +39,8 @@ struct ViewIndex::Impl {
     std::vector<std::vector<CpuBucket>> cpu;                // per lane
     std::vector<OpenBucket> open;                           // per lane, while summarising
     std::vector<SchedTypes> sched;                          // per file
+    std::vector<uint64_t> last_ts;                          // per lane, while summarising
+    std::vector<char> goes_back;                            // per lane: a record earlier than one before
 
     uint32_t cpu_bucket(uint64_t start, uint64_t ts) const {
         const uint64_t b = ts <= start ? 0 : (ts - start) / cpu_ns;

@@ -24,6 +24,7 @@ uint32_t pixel_of(uint64_t t, uint64_t from, uint64_t px, uint32_t width) {
 // covered time stays what it was), the value that covers most, n = the pieces' count.
 struct PixelGroup {
     uint32_t pixel = 0;
+    uint32_t last = 0;  // > pixel: pixels pixel..last, each wholly in by_value's one value (tasks)
     uint64_t first = UINT64_MAX, total = 0, n = 0;
     OpenBucket by_value;
 
@@ -43,10 +44,18 @@ class PixelGroups {
         for (size_t i = groups_.size(); i-- > 0 && groups_[i].pixel >= p;)
             if (groups_[i].pixel == p) return groups_[i];
         PixelGroup g;
-        g.pixel = p;
+        g.pixel = g.last = p;
         auto at = std::upper_bound(groups_.begin(), groups_.end(), p,
                                    [](uint32_t x, const PixelGroup& y) { return x < y.pixel; });
         return *groups_.insert(at, std::move(g));
+    }
+    // Pixels P..LAST (after every group so far) wholly in VALUE from START on: one group.
+    void add_run(uint32_t p, uint32_t last, uint64_t start, uint64_t len, int32_t value) {
+        PixelGroup g;
+        g.pixel = p;
+        g.last = last;
+        g.add(start, len, value, last - p + 1);
+        groups_.push_back(std::move(g));
     }
     std::vector<PixelGroup>::iterator begin() { return groups_.begin(); }
     std::vector<PixelGroup>::iterator end() { return groups_.end(); }
@@ -125,11 +134,24 @@ std::vector<Span> task_lod(const std::vector<TaskBucket>& entries, const Level& 
         if (cur != TaskState::unknown) {
             // [bs, run_end) split where the pixels' buckets end (a bucket goes by its start).
             const uint64_t run_end = lv.start + uint64_t{e} * lv.ns;
+            // Where pixel P's piece of the run ends: at the first bucket end at or after the pixel's.
+            auto cut_of = [&](uint32_t p) {
+                const uint64_t pe = p + 1 == width ? run_end : from + (p + 1) * px;
+                return std::min(run_end, lv.start + ((pe - lv.start + lv.ns - 1) / lv.ns) * lv.ns);
+            };
+            const uint32_t last = pixel_of(run_end - 1, from, px, width);
             for (uint64_t t = bs; t < run_end;) {
                 const uint32_t p = pixel_of(t, from, px, width);
-                const uint64_t pe = p + 1 == width ? run_end : from + (p + 1) * px;
-                const uint64_t cut =
-                    std::min(run_end, lv.start + ((pe - lv.start + lv.ns - 1) / lv.ns) * lv.ns);
+                if (p + 2 < last && p + 1 == pixel_of(cut_of(p), from, px, width)) {
+                    // The pixels between the run's first and last hold nothing else: one group
+                    // (a bucket is at most a pixel wide, so each of them has a piece).
+                    const uint64_t a = cut_of(p), b = cut_of(last - 1);
+                    groups[p].add(std::max(t, from), a - t, static_cast<int32_t>(cur), 0);
+                    groups.add_run(p + 1, last - 1, std::max(a, from), b - a, static_cast<int32_t>(cur));
+                    t = b;
+                    continue;
+                }
+                const uint64_t cut = cut_of(p);
                 groups[p].add(std::max(t, from), cut - t, static_cast<int32_t>(cur), 0);
                 t = std::max(cut, t + 1);
             }
@@ -143,7 +165,7 @@ std::vector<Span> task_lod(const std::vector<TaskBucket>& entries, const Level& 
         // After a pixel with a state the span starts with its pixel; the first one when it is known.
         const bool follows = !spans.empty() && spans.back().end == from + p * px;
         const uint64_t a = follows ? from + p * px : std::max(from, std::max(g.first, from + p * px));
-        const uint64_t b = p + 1 == width ? to : std::min(to, from + (p + 1) * px);
+        const uint64_t b = g.last + 1 == width ? to : std::min(to, from + (g.last + 1) * px);
         if (b <= a) continue;
         Span s{a, b, g.by_value.dominant(), std::max<uint64_t>(1, g.n)};
         if (!spans.empty() && spans.back().value == s.value && spans.back().end == s.start) {
@@ -254,14 +276,20 @@ Expected<std::map<int, std::vector<Span>>> ViewIndex::task_states(const std::vec
     std::map<int, std::vector<Span>> out;
     const uint64_t px = pixel_ns(from, to, width);
     if (px >= im.task_ns) {
-        // The coarse level when a pixel holds one of its buckets: a query costs the buckets it reads.
-        const bool coarse = px >= im.task_ns * kCoarse;
-        const Level level{start_, coarse ? im.task_ns * kCoarse : im.task_ns,
-                          coarse ? (im.task_buckets + kCoarse - 1) / kCoarse : im.task_buckets};
+        // The coarsest level whose buckets a pixel holds: a query costs the buckets it reads.
+        size_t li = 0;  // 0: the finest; i: levels[i - 1]
+        uint64_t ns = im.task_ns, count = im.task_buckets;
+        while (count > 1 && px >= ns * kLevelFactor) {
+            ++li;
+            ns *= kLevelFactor;
+            count = (count + kLevelFactor - 1) / kLevelFactor;
+        }
+        const Level level{start_, ns, static_cast<uint32_t>(count)};
         for (int pid : pids) {
             auto t = tasks_.find(pid);
             if (t == tasks_.end()) continue;
-            out[pid] = task_lod(coarse ? t->second.coarse : t->second.buckets, level, from, to, width);
+            const TaskSummary& ts = t->second;
+            out[pid] = task_lod(li ? ts.levels[li - 1] : ts.buckets, level, from, to, width);
         }
         return out;
     }

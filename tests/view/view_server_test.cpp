@@ -97,6 +97,54 @@ TEST(ViewServer, EventsOfARangeAreReportsLines) {
     }
 }
 
+// Narrow ranges (a few events, starting inside a sub-buffer and between two events) are
+// answered from the index's stream positions: still exactly the lines of report --from --to run
+// from the file's start, drop notices included (dropped.dat loses events mid-trace). (A range's
+// comms can differ from the whole report's: a plugin registers names as it prints.)
+TEST(ViewServer, NarrowRangesAreReportsLines) {
+    auto secs = [](uint64_t ns) {
+        return std::to_string(ns / 1000000000) + "." + std::to_string(1000000000 + ns % 1000000000).substr(1);
+    };
+    for (const std::string name : {"basic.dat", "dropped.dat", "full.dat"}) {
+        const ReportLines r = report_lines(trace_path(name));
+        ASSERT_GT(r.lines.size(), 500u) << name;
+        ViewServer s({"--port", "0", trace_path(name)});
+        ASSERT_NE(s.port(), 0) << name;
+        size_t checked = 0, dropped = 0;
+        std::vector<size_t> starts;
+        for (size_t i = 7; i + 8 < r.lines.size(); i += r.lines.size() / 25) starts.push_back(i);
+        for (size_t i = 0; i + 8 < r.lines.size() && starts.size() < 40; ++i)
+            if (r.lines[i].rfind("CPU:", 0) == 0) starts.push_back(i);  // a drop notice's event first
+        for (size_t i : starts) {
+            // [an event's time, a few events later], and the same starting 1 ns after it.
+            for (uint64_t a : {r.ts[i], r.ts[i] + 1}) {
+                const uint64_t b = r.ts[i + 6];
+                if (a > b) continue;
+                auto want =
+                    split_lines(run_shell("'" + ringscope_bin() + "' report --from " + secs(a) + " --to " +
+                                          secs(b) + " '" + trace_path(name) + "' 2>/dev/null")
+                                    .out);
+                ASSERT_FALSE(want.empty());
+                want.erase(want.begin());  // cpus=N
+                const json ev = get_json(s, "/api/events?from=" + std::to_string(a) +
+                                                "&to=" + std::to_string(b) + "&limit=100000");
+                ASSERT_TRUE(ev.is_object()) << name;
+                EXPECT_EQ(ev["lines"].get<std::vector<std::string>>(), want)
+                    << name << " [" << a << ", " << b << "]";
+                EXPECT_EQ(ev["total"].get<uint64_t>(), want.size()) << name;
+                EXPECT_GE(want.size(), 1u) << name;
+                for (const auto& l : want) dropped += l.find("EVENTS DROPPED]") != std::string::npos;
+                ++checked;
+            }
+        }
+        EXPECT_GT(checked, 40u) << name;
+        if (name == "dropped.dat") {
+            EXPECT_GT(dropped, 0u) << "no range holds a drop notice";
+        }
+        EXPECT_EQ(s.stop(), 0) << name;
+    }
+}
+
 // Busy time per CPU from report's sched_switch lines: from each switch to a task other than idle
 // until the next switch on that CPU (the last one until the trace's end).
 std::map<int, uint64_t> busy_from_report(const ReportLines& r, uint64_t end) {
@@ -190,6 +238,41 @@ TEST(ViewServer, ZoomedQueriesMatchTheWholeOnes) {
         get_json(s, "/api/tasks?from=" + std::to_string(a) + "&to=" + std::to_string(b) +
                         "&width=20000&pids=" + std::to_string(t["lanes"][0]["pid"].get<int>()));
     EXPECT_EQ(exact["lanes"].size(), 1u);
+}
+
+// Every level of the task summaries (kLevelFactor apart, down to one bucket for the whole trace)
+// answers with spans in time order that do not overlap, at most WIDTH of them, and tile the time
+// from where the task's state is first known to the range's end.
+TEST(ViewServer, TaskLevelsTileTheRange) {
+    ViewServer s({"--port", "0", trace_path("full.dat")});
+    ASSERT_NE(s.port(), 0);
+    const json meta = get_json(s, "/api/meta");
+    const uint64_t start = meta["start"], end = meta["end"];
+    for (uint32_t width : {1u, 3u, 17u, 64u, 300u, 1500u, 4000u}) {
+        for (uint64_t div : {1u, 5u, 40u}) {
+            const uint64_t a = start + (end - start) / 2 - (end - start) / div / 2,
+                           b = a + (end - start) / div;
+            const json t = get_json(s, "/api/tasks?from=" + std::to_string(a) + "&to=" + std::to_string(b) +
+                                           "&width=" + std::to_string(width));
+            ASSERT_FALSE(t["lanes"].empty());
+            size_t to_end = 0;
+            for (const auto& lane : t["lanes"]) {
+                const auto& st = lane["states"];
+                EXPECT_LE(st.size(), width) << lane["pid"];
+                for (size_t i = 0; i < st.size(); ++i) {
+                    EXPECT_LT(st[i][0].get<uint64_t>(), st[i][1].get<uint64_t>());
+                    EXPECT_GE(st[i][0].get<uint64_t>(), a);
+                    EXPECT_LE(st[i][1].get<uint64_t>(), b);
+                    if (i) {
+                        EXPECT_EQ(st[i - 1][1].get<uint64_t>(), st[i][0].get<uint64_t>())
+                            << "a gap or overlap";
+                    }
+                }
+                to_end += !st.empty() && st.back()[1].get<uint64_t>() == b;
+            }
+            EXPECT_GT(to_end, 0u) << "width " << width << " 1/" << div;
+        }
+    }
 }
 
 TEST(ViewServer, BadRequestsAre400s) {
