@@ -4,7 +4,8 @@
 // made of the same answers for the whole trace; this module answers the same queries from it,
 // merging to the requested level of detail here. Both sources have the same methods:
 //   meta(), cpus(from, to, width), tasks(from, to, width, pids), events(from, to, opts),
-//   stats(from, to), search(q), and `offline` (true for the embedded blob).
+//   stats(from, to), search(q), marks(from, to, width) (the plugins' marks, e.g. kvm exits), and
+//   `offline` (true for the embedded blob).
 
 export function openDataSource(doc = document) {
     const script = doc.getElementById('ringscope-data');
@@ -52,6 +53,9 @@ class ServerSource {
     }
     stats(from, to) { return this.get('api/stats', {from: ns(from), to: ns(to)}); }
     search(q) { return this.get('api/search', {q}); }
+    marks(from, to, width) {
+        return this.get('api/marks', {from: ns(from), to: ns(to), width: Math.max(1, Math.round(width))});
+    }
 }
 
 const ns = (t) => Math.round(t);
@@ -85,6 +89,14 @@ class EmbeddedSource {
                           .filter((lane) => !wanted || wanted.has(lane.pid))
                           .map((lane) => ({...lane, states: mergeSpans(lane.states || [], from, to, width)}));
         return {from, to, lanes};
+    }
+
+    async marks(from, to, width) {
+        const m = this.blob.marks || {};
+        const thin = (list) =>
+            list.map((item) => ({...item, marks: thinMarks(item.marks || [], from, to, width)}))
+                .filter((item) => item.marks.length);
+        return {from, to, lanes: thin(m.lanes || []), tasks: thin(m.tasks || [])};
     }
 
     async events(from, to, {limit = 10000, filter, cpu, pid} = {}) {
@@ -265,6 +277,24 @@ function thinPoints(points, from, to, width) {
         if (b === lastBucket) continue;
         lastBucket = b;
         out.push(p);
+    }
+    return out;
+}
+
+/** Marks [ts, label, detail, n] within [from, to], the first of each pixel counting the others. */
+export function thinMarks(marks, from, to, width) {
+    const size = Math.max(1e-9, (to - from + 1) / Math.max(1, width));
+    const out = [];
+    let lastBucket = -1;
+    for (const [t, label, detail, n = 1] of marks) {
+        if (t < from || t > to) continue;
+        const b = Math.floor((t - from) / size);
+        if (b === lastBucket) {
+            out[out.length - 1][3] += n;
+            continue;
+        }
+        lastBucket = b;
+        out.push([t, label, detail, n]);
     }
     return out;
 }

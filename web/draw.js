@@ -11,7 +11,8 @@ const FONT = '11px system-ui, sans-serif';
 
 /**
  * view: { width, height, from, to, rows (each with a screen y), cpu (Map lane -> /api/cpus lane),
- *   tasks (Map pid -> states), comms (Map pid -> comm), dropped ([{lane, ts, count}]),
+ *   tasks (Map pid -> states), taskMarks (Map pid -> [[ts, label, detail, n]...]),
+ *   comms (Map pid -> comm), dropped ([{lane, ts, count}]),
  *   highlightPid, cursor, selection ({from, to}) }
  */
 export function drawTimeline(ctx, view) {
@@ -103,14 +104,18 @@ function drawCpuLane(ctx, view, row, xOf) {
 
 function drawTaskLane(ctx, view, row, xOf) {
     const states = view.tasks.get(row.pid);
-    if (!states) return;
     const highlighted = view.highlightPid === row.pid;
-    for (const [s, e, state] of states) {
+    for (const [s, e, state] of states || []) {
         const x0 = xOf(s);
         const w = Math.max(1, xOf(e) - x0);
         ctx.fillStyle = STATE_COLORS[state] || STATE_COLORS['?'];
         const inset = state === 'S' ? 4 : 2;
         ctx.fillRect(x0, row.y + inset, w, row.h - 2 * inset);
+    }
+    // The plugins' marks on the task (kvm exits of a vCPU thread, colored by reason).
+    for (const [t, reason] of view.taskMarks?.get(row.pid) || []) {
+        ctx.fillStyle = reasonColor(String(reason));
+        triangle(ctx, xOf(t), row.y, 3);
     }
     if (highlighted) {
         ctx.strokeStyle = '#c62828';

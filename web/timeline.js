@@ -27,6 +27,7 @@ export class Timeline {
         this.comms = commsByPid(meta);
         this.cpu = new Map();
         this.tasks = new Map();
+        this.taskMarks = new Map();
         this.fetchSeq = 0;
         this.fetchTimer = 0;
         this.mouseX = null;
@@ -169,6 +170,7 @@ export class Timeline {
             rows,
             cpu: this.cpu,
             tasks: this.tasks,
+            taskMarks: this.taskMarks,
             comms: this.comms,
             dropped: this.meta.dropped || [],
             highlightPid: this.highlightPid,
@@ -198,11 +200,19 @@ export class Timeline {
         const pids = this.screenRows().filter((r) => r.kind === 'task').map((r) => r.pid);
         const wantCpus = this.source.cpus(from, to, width);
         const wantTasks = pids.length ? this.source.tasks(from, to, width, pids) : null;
+        const wantMarks = this.source.marks(from, to, width);
         try {
             const cpus = await wantCpus;
             const tasks = wantTasks ? await wantTasks : {lanes: []};
+            const marks = await wantMarks;
             if (seq !== this.fetchSeq) return;  // a newer view was asked for meanwhile
             this.cpu = new Map(cpus.lanes.map((l) => [l.lane, l]));
+            // The plugins' marks (kvm exits) on the CPU lane and the host task they happened on.
+            for (const m of marks.lanes || []) {
+                const lane = this.cpu.get(m.lane);
+                if (lane) lane.exits = m.marks;
+            }
+            this.taskMarks = new Map((marks.tasks || []).map((t) => [t.pid, t.marks]));
             const next = new Map();
             for (const lane of tasks.lanes) next.set(lane.pid, lane.states);
             this.tasks = next;
@@ -347,7 +357,10 @@ export class Timeline {
             const slice = near(lane?.slices);
             return {row, t, slice, exit, dropped, comm: slice ? this.comms.get(slice[2]) : undefined};
         }
-        if (row.kind === 'task') return {row, t, state: near(this.tasks.get(row.pid))};
+        if (row.kind === 'task') {
+            const exit = this.taskMarks.get(row.pid)?.find((ex) => Math.abs(ex[0] - t) <= slack);
+            return {row, t, state: near(this.tasks.get(row.pid)), exit};
+        }
         return {row, t};
     }
 }

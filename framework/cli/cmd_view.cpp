@@ -14,6 +14,7 @@
 #include "framework/cli/option_parsing.hpp"
 #include "framework/view/http_server.hpp"
 #include "framework/view/view_export.hpp"
+#include "framework/view/view_marks.hpp"
 
 namespace po = boost::program_options;
 
@@ -129,7 +130,12 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
             return kExitUsage;
         }
 
-    auto index = view::ViewIndex::open(files);
+    // The plugins' timeline annotators (kvm: vCPU threads, exits) see the same one pass.
+    std::vector<std::unique_ptr<TimelineAnnotator>> annotators;
+    for (const auto& a : ctx.plugins().annotators())
+        if (auto made = a.factory()) annotators.push_back(std::move(made));
+    view::ViewMarks marks(std::move(annotators));
+    auto index = view::ViewIndex::open(files, 16384, 16384, &marks);
     if (!index) {
         ctx.error("view: " + index.error().to_string());
         return kExitRuntime;
@@ -157,6 +163,7 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
         return collect_report(ctx, a, files.size(), q.limit, &start);  // one "cpus=N" line per file first
     };
     view::ViewApi api(**index, files, events);
+    api.set_marks(&marks);
 
     if (vm.count("export")) {
         const std::string out = vm["export"].as<std::string>();

@@ -44,8 +44,13 @@ class StagingRegistry final : public PluginRegistry {
         return *value;
     }
 
+    void add_timeline_annotator(TimelineAnnotatorFactory factory) override {
+        if (factory) annotators.push_back(std::move(factory));
+    }
+
     std::vector<std::shared_ptr<Decoder>> decoders;
     std::vector<HandlerFactory> handlers;
+    std::vector<TimelineAnnotatorFactory> annotators;
     std::vector<std::pair<std::string, std::shared_ptr<const SymbolResolver>>> resolvers;
     std::vector<Command> commands;
     std::vector<ReportOption> report_options;
@@ -81,6 +86,7 @@ PluginHost::~PluginHost() {
     // Objects made by plugin code go before the code itself is unmapped.
     report_options_.clear();
     print_options_.clear();
+    annotators_.clear();
     decoders_.clear();
     analyses_.clear();
     commands_.clear();
@@ -210,6 +216,18 @@ bool PluginHost::load_in_process(const std::string& path) {
             continue;
         }
         handlers_.push_back({name, std::move(h)});
+    }
+    for (auto& a : staged.annotators) {
+        try {
+            std::unique_ptr<TimelineAnnotator> probe = a();
+            if (!probe) continue;
+            info.annotators.emplace_back(probe->name());
+        } catch (...) {
+            diagnostics_.push_back("plugin " + path + ": a timeline annotator factory of '" + name +
+                                   "' failed: " + what_of(std::current_exception()));
+            continue;
+        }
+        annotators_.push_back({name, std::move(a)});
     }
     for (auto& [domain, r] : staged.resolvers) {
         info.resolvers.push_back(domain + ": " + r->describe());

@@ -24,6 +24,7 @@ struct LoadedPlugin {
     std::vector<std::string> report_options;  // "-w", "--profile"
     std::vector<std::string> print_options;   // "ftrace:parent"
     std::vector<std::string> analyses;
+    std::vector<std::string> annotators;  // timeline annotators' names
 };
 
 struct RegisteredHandler {
@@ -61,6 +62,11 @@ struct RegisteredAnalysis {
     AnalysisSpec spec;
 };
 
+struct RegisteredAnnotator {
+    std::string plugin;
+    TimelineAnnotatorFactory factory;
+};
+
 struct RegisteredDecoder {
     std::string plugin;
     std::shared_ptr<Decoder> decoder;
@@ -90,6 +96,7 @@ class PluginHost {
     const std::vector<RegisteredReportOption>& report_options() const noexcept { return report_options_; }
     const std::vector<RegisteredAnalysis>& analyses() const noexcept { return analyses_; }
     const std::vector<RegisteredPrintOption>& print_options() const noexcept { return print_options_; }
+    const std::vector<RegisteredAnnotator>& annotators() const noexcept { return annotators_; }
     const Command* find_command(std::string_view name) const;
 
     // Sets every print option from report's -O arguments ("[PLUGIN:]NAME[=VALUE]", in command-line
@@ -110,6 +117,7 @@ class PluginHost {
     std::vector<RegisteredReportOption> report_options_;
     std::vector<RegisteredAnalysis> analyses_;
     std::vector<RegisteredPrintOption> print_options_;
+    std::vector<RegisteredAnnotator> annotators_;
     std::vector<std::string> diagnostics_;
 };
 

@@ -12,6 +12,7 @@
 
 #include "framework/view/assets.hpp"
 #include "framework/view/sched_tracker.hpp"
+#include "framework/view/view_marks.hpp"
 
 namespace ringscope::view {
 namespace {
@@ -191,10 +192,46 @@ std::string ViewApi::meta() {
         dropped.push_back({{"lane", d.lane}, {"ts", d.ts}, {"count", d.count}});
     m["dropped"] = std::move(dropped);
     json guests = json::array();
-    for (size_t i = 1; i < files_.size(); ++i)
-        guests.push_back({{"file", i}, {"host_pid_of_vcpu", json::object()}});
+    for (size_t i = 1; i < files_.size(); ++i) {
+        json vcpus = json::object();
+        if (marks_)
+            if (auto it = marks_->vcpus().find(i); it != marks_->vcpus().end())
+                for (const auto& [vcpu, pid] : it->second) vcpus[std::to_string(vcpu)] = pid;
+        guests.push_back({{"file", i}, {"host_pid_of_vcpu", std::move(vcpus)}});
+    }
     m["guests"] = std::move(guests);
+    json totals = json::array();
+    if (marks_)
+        for (const auto& [key, n] : marks_->totals())
+            totals.push_back(
+                {{"kind", marks_->kinds()[key.first]}, {"label", marks_->text(key.second)}, {"count", n}});
+    m["marks"] = std::move(totals);
     return dump(m);
+}
+
+std::string ViewApi::marks(uint64_t from, uint64_t to, uint32_t width) {
+    json lanes = json::array(), tasks = json::array(), counts = json::array();
+    if (marks_) {
+        const ViewMarks& mk = *marks_;
+        const ViewMarks::Answer a = mk.query(from, to, width);
+        auto list = [&](const std::vector<MarkSpan>& spans) {
+            json out = json::array();
+            for (const MarkSpan& s : spans)
+                out.push_back({s.mark.ts, mk.text(s.mark.label), mk.text(s.mark.detail), s.n});
+            return out;
+        };
+        for (const auto& [lane, spans] : a.lanes)
+            lanes.push_back({{"lane", index_.lane_name(lane)}, {"marks", list(spans)}});
+        for (const auto& [pid, spans] : a.tasks) tasks.push_back({{"pid", pid}, {"marks", list(spans)}});
+        for (const auto& [key, n] : a.counts)
+            counts.push_back({{"kind", mk.kinds()[key.first]}, {"label", mk.text(key.second)}, {"count", n}});
+    }
+    return dump(json{{"from", from},
+                     {"to", to},
+                     {"complete", !marks_ || marks_->complete()},
+                     {"counts", counts},
+                     {"lanes", lanes},
+                     {"tasks", tasks}});
 }
 
 Expected<std::string> ViewApi::cpus(uint64_t from, uint64_t to, uint32_t width) {
@@ -319,6 +356,10 @@ Response ViewApi::handle(const std::string& target) {
             const Range r = range_of(p, index_);
             auto body = tasks(r.from, r.to, r.width, p.list("pids"));
             return body ? json_response(200, *body) : error_response(500, body.error().to_string());
+        }
+        if (path == "/api/marks") {
+            const Range r = range_of(p, index_);
+            return json_response(200, marks(r.from, r.to, r.width));
         }
         if (path == "/api/stats") {
             const Range r = range_of(p, index_);

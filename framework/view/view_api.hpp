@@ -49,14 +49,19 @@ class ViewApi {
     Response handle(const std::string& target);
 
     // The JSON bodies (also what --export embeds).
+    // The plugins' timeline marks and vCPU threads (optional; /api/marks answers empty without).
+    void set_marks(const class ViewMarks* marks) { marks_ = marks; }
+
     std::string meta();
     Expected<std::string> cpus(uint64_t from, uint64_t to, uint32_t width);
     Expected<std::string> tasks(uint64_t from, uint64_t to, uint32_t width, const std::vector<int>& pids);
+    std::string marks(uint64_t from, uint64_t to, uint32_t width);
 
   private:
     ViewIndex& index_;
     std::vector<std::string> files_;
     EventsSource events_;
+    const ViewMarks* marks_ = nullptr;
 };
 
 }  // namespace ringscope::view

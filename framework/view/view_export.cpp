@@ -119,14 +119,16 @@ Expected<ExportResult> write_export(ViewApi& api, ViewIndex& index, const Events
         if (!cpus) return cpus.error();
         auto tasks = api.tasks(index.start(), index.end(), width, {});
         if (!tasks) return tasks.error();
+        const std::string marks = api.marks(index.start(), index.end(), width);
         size_t nlines = ev->lines.size();
         std::string blob;
         for (;;) {
             const std::vector<std::string> lines(ev->lines.begin(),
                                                  ev->lines.begin() + static_cast<long>(nlines));
             const std::vector<uint64_t> ts(ev->ts.begin(), ev->ts.begin() + static_cast<long>(nlines));
-            const size_t fixed = cpus->size() + tasks->size();
+            const size_t fixed = cpus->size() + tasks->size() + marks.size();
             blob = "{\"meta\":" + api.meta() + ",\"cpus\":" + *cpus + ",\"tasks\":" + *tasks +
+                   ",\"marks\":" + marks +
                    ",\"events\":" + json(lines).dump(-1, ' ', false, json::error_handler_t::replace) +
                    ",\"lines_ts\":" + json(ts).dump() + ",\"events_total\":" + std::to_string(ev->total) +
                    "}";

@@ -6,6 +6,7 @@
 #include "framework/engine/time_slicer.hpp"
 #include "framework/view/sched_tracker.hpp"
 #include "framework/view/view_index_impl.hpp"
+#include "framework/view/view_marks.hpp"
 
 namespace ringscope::view {
 
@@ -90,7 +91,8 @@ std::vector<TaskBucket> coarsen(const std::vector<TaskBucket>& fine, uint32_t co
 }  // namespace
 
 Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::string>& files,
-                                                     uint32_t cpu_buckets, uint32_t task_buckets) {
+                                                     uint32_t cpu_buckets, uint32_t task_buckets,
+                                                     ViewMarks* marks) {
     std::unique_ptr<ViewIndex> ix(new ViewIndex());
     for (const auto& f : files)
         if (Status st = ix->set_.add_file(f, engine::OpenOptions{}); !st) return st.error();
@@ -198,8 +200,10 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         cb.events++;
         if (cb.offset == UINT64_MAX) cb.offset = r->offset;
         tracker.feed(lane, src->file_index, ev);
+        if (marks) marks->feed(lane, src->file_index, ev);
     }
     if (Status st = merger.status(); !st) return st.error();
+    if (marks) marks->finish(v.set_);
     tracker.finish(v.end_);
     for (size_t lane = 0; lane < v.lanes_.size(); ++lane) {
         auto& buckets = im.cpu[lane];

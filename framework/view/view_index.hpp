@@ -80,13 +80,17 @@ struct Span {
     uint64_t n = 1;
 };
 
+class ViewMarks;
+
 class ViewIndex {
   public:
     // Opens FILES (a host and its guests as `report` takes them) and summarises them in one pass.
-    // CPU_BUCKETS / TASK_BUCKETS: the buckets per lane (the resolution of the summaries).
+    // CPU_BUCKETS / TASK_BUCKETS: the buckets per lane (the resolution of the summaries). MARKS
+    // (optional) is fed the top buffers' events of the same pass (the plugins' timeline marks).
     static Expected<std::unique_ptr<ViewIndex>> open(const std::vector<std::string>& files,
                                                      uint32_t cpu_buckets = 16384,
-                                                     uint32_t task_buckets = 16384);
+                                                     uint32_t task_buckets = 16384,
+                                                     ViewMarks* marks = nullptr);
 
     uint64_t start() const noexcept { return start_; }
     uint64_t end() const noexcept { return end_; }

@@ -38,21 +38,6 @@ void KvmExitsAnalysis::reset() {
     total_exits_ = 0;
 }
 
-const KvmExitsAnalysis::TypeInfo& KvmExitsAnalysis::info(const EventType& type) {
-    auto it = types_.find(&type);
-    if (it != types_.end()) return it->second;
-    TypeInfo ti;
-    ti.is_exit = type.name == "kvm_exit";
-    ti.vcpu = NumField::find(type, "vcpu_id");
-    if (ti.is_exit) {
-        ti.reason = NumField::find(type, "exit_reason");
-        ti.isa = NumField::find(type, "isa");
-        ti.rip = NumField::find(type, "guest_rip");
-        ti.names = ExitReasonNames(type, "exit_reason");
-    }
-    return types_.emplace(&type, std::move(ti)).first->second;
-}
-
 namespace {
 uint64_t reason_key(uint64_t isa, uint64_t value) {
     return (isa << 32) | (value & 0xffffffffu);
@@ -71,7 +56,7 @@ size_t KvmExitsAnalysis::add_reason(std::string name, uint64_t isa, uint64_t val
     return reasons_.size() - 1;
 }
 
-size_t KvmExitsAnalysis::reason_index(const TypeInfo& ti, uint64_t isa, uint64_t value) {
+size_t KvmExitsAnalysis::reason_index(const ExitFields& ti, uint64_t isa, uint64_t value) {
     auto it = reason_by_key_.find(reason_key(isa, value));
     if (it != reason_by_key_.end()) return it->second;
     scratch_.clear();
@@ -86,7 +71,7 @@ void KvmExitsAnalysis::set_vcpu(Vcpu& v, int64_t vcpu, uint64_t ts) {
 }
 
 void KvmExitsAnalysis::on_input_event(size_t input, const Event& ev) {
-    const TypeInfo& ti = info(ev.type());
+    const ExitFields& ti = types_.of(ev.type());
     Vcpu& v = vcpus_[ev.pid()];
     v.pid = ev.pid();
     uint64_t vcpu_id = 0;

@@ -25,6 +25,7 @@
 #include <ringscope/handler.hpp>
 #include <ringscope/input_index.hpp>
 
+#include "exit_fields.hpp"
 #include "exit_reasons.hpp"
 #include "guest_functions.hpp"
 #include "kvm_fields.hpp"
@@ -60,11 +61,6 @@ class KvmExitsAnalysis final : public EventHandler {
     Status load_state(const nlohmann::json& state);
 
   private:
-    struct TypeInfo {
-        bool is_exit = false;
-        NumField reason, isa, rip, vcpu;
-        ExitReasonNames names;
-    };
     struct Durations {
         uint64_t count = 0;
         std::vector<uint64_t> ns;  // exit-to-entry times of the exits that had an entry
@@ -89,8 +85,7 @@ class KvmExitsAnalysis final : public EventHandler {
     };
 
     void reset();
-    const TypeInfo& info(const EventType& type);
-    size_t reason_index(const TypeInfo& ti, uint64_t isa, uint64_t value);
+    size_t reason_index(const ExitFields& ti, uint64_t isa, uint64_t value);
     size_t add_reason(std::string name, uint64_t isa, uint64_t value);
     void set_vcpu(Vcpu& v, int64_t vcpu, uint64_t ts);
     std::string_view own(std::string_view name);
@@ -98,7 +93,7 @@ class KvmExitsAnalysis final : public EventHandler {
 
     KvmExitsOptions opts_;
     InputIndex input_index_;  // the inputs of on_event() (a run over several files)
-    std::unordered_map<const EventType*, TypeInfo> types_;
+    ExitFieldsCache types_;
     std::unordered_map<uint64_t, size_t> reason_by_key_;  // isa << 32 | value
     std::vector<Reason> reasons_;
     std::unordered_map<int, Vcpu> vcpus_;

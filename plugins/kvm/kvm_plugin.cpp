@@ -1,10 +1,11 @@
 // The kvm plugin: libtraceevent's kvm event printing with guest functions from the resolver
-// service, and the kvm exits analysis.
+// service, the kvm exits analysis, and kvm on the viewer's timeline (vCPU threads, exits).
 #include <ringscope/plugin.hpp>
 
 #include "kvm_command.hpp"
 #include "kvm_exits.hpp"
 #include "kvm_printer.hpp"
+#include "kvm_timeline.hpp"
 
 namespace ringscope::kvm {
 
@@ -16,6 +17,7 @@ class KvmPlugin final : public Plugin {
             Command{"kvm", "kvm analyses: `kvm exits FILE...` (exit reasons, vCPUs, guest functions)",
                     &run_kvm_command});
         registry.add_analysis(exits_analysis_spec());
+        registry.add_timeline_annotator([] { return std::make_unique<KvmTimeline>(); });
     }
 };
 

@@ -1,6 +1,7 @@
 // `ringscope view` on a host + guest pair (tests/data/kvm-agent): the guest's vCPU lanes are laid
 // out under the host task that runs each vCPU and draw, kvm exits are marked on the host's CPU
-// lanes, and the export of the pair opens offline with the same lanes.
+// lanes and on the host task's lane above each vCPU lane, and the export of the pair opens offline
+// with the same lanes and marks.
 // Usage: node kvm_test.mjs PATH/TO/ringscope [ARTIFACTS_DIR]
 
 import fs from 'node:fs';
@@ -10,10 +11,7 @@ import {pathToFileURL} from 'node:url';
 import * as t from './lib.mjs';
 
 // What the server does not give yet (checked, reported as GAP while it fails).
-const KNOWN_GAPS = {
-    placement: 'the server\'s /api/meta has an empty host_pid_of_vcpu for this pair',
-    exits: 'the server\'s /api/cpus carries no kvm exits yet',
-};
+const KNOWN_GAPS = {};
 const check = (key, cond, what, detail) =>
     KNOWN_GAPS[key] ? checks.gap(cond, what, KNOWN_GAPS[key]) : checks.ok(cond, what, detail);
 
@@ -37,6 +35,37 @@ async function guestLayout(page) {
         if (guests.length) view.scroller.scrollTop = Math.max(0, guests[0].y - 40);
         return {guests: guests.length, placed: placed.length, hostPids: guests.map((g) => g.hostPid)};
     });
+}
+
+/** Exit marks drawn (colored pixels just below the top edge) on LANE rows ('cpu' or 'task'). */
+async function exitMarks(page, kind) {
+    return page.evaluate((kind) => {
+        const view = window.ringscopeView;
+        const canvas = view.canvas;
+        const layout = JSON.parse(canvas.dataset.layout);
+        const ctx = canvas.getContext('2d');
+        const scale = canvas.width / canvas.getBoundingClientRect().width;
+        let marks = 0;
+        let total = 0;
+        for (const row of layout.filter((r) => r.kind === kind)) {
+            const list = kind === 'cpu' ? view.cpu.get(row.lane)?.exits : view.taskMarks.get(row.pid);
+            for (const [ts] of list || []) {
+                total++;
+                const x = Math.min(view.xAt(ts), view.cssWidth - 1);
+                const [r, g, b] =
+                    ctx.getImageData(Math.round(x * scale), Math.round((row.y + 1) * scale), 1, 1).data;
+                if (Math.max(r, g, b) - Math.min(r, g, b) > 40) marks++;
+            }
+        }
+        return {marks, total};
+    }, kind);
+}
+
+async function checkTaskExits(page, label) {
+    const exits = await exitMarks(page, 'task');
+    checks.ok(
+        exits.total > 0 && exits.marks >= 0.9 * exits.total,
+        `${label}: kvm exits marked on the vCPU threads' task lanes (${exits.marks} of ${exits.total})`);
 }
 
 async function checkGuestLanes(page, label) {
@@ -68,31 +97,13 @@ async function checkGuestLanes(page, label) {
     checks.ok((meta.guests || []).length > 0, `/api/meta lists ${(meta.guests || []).length} guest(s)`);
 
     // An exit's mark: the pixel just below the lane's top edge, where slices do not reach.
-    const exits = await page.evaluate(() => {
-        const view = window.ringscopeView;
-        const canvas = view.canvas;
-        const layout = JSON.parse(canvas.dataset.layout);
-        const ctx = canvas.getContext('2d');
-        const scale = canvas.width / canvas.getBoundingClientRect().width;
-        let marks = 0;
-        let total = 0;
-        for (const row of layout.filter((r) => r.kind === 'cpu')) {
-            const lane = view.cpu.get(row.lane);
-            for (const [ts] of lane?.exits || []) {
-                total++;
-                const x = Math.min(view.xAt(ts), view.cssWidth - 1);
-                const [r, g, b] =
-                    ctx.getImageData(Math.round(x * scale), Math.round((row.y + 1) * scale), 1, 1).data;
-                if (Math.max(r, g, b) - Math.min(r, g, b) > 40) marks++;
-            }
-        }
-        return {marks, total};
-    });
+    const exits = await exitMarks(page, 'cpu');
     check(
         'exits', exits.total > 0 && exits.marks >= 0.9 * exits.total,
         `kvm exits marked on the host's CPU lanes (${exits.marks} of ${exits.total})`);
     await page.screenshot({path: path.join(artifacts, 'view-kvm.png')});
     await checkGuestLanes(page, 'served');
+    await checkTaskExits(page, 'served');
     await page.screenshot({path: path.join(artifacts, 'view-kvm-guests.png')});
     checks.ok(seen.errors.length === 0, 'no console error', seen.errors.join(' | '));
     checks.ok(seen.failed.length === 0, 'no failed request', seen.failed.join(' | '));
@@ -110,6 +121,7 @@ async function checkGuestLanes(page, label) {
     await page.goto(url);
     await t.waitDrawn(page);
     await checkGuestLanes(page, 'export');
+    await checkTaskExits(page, 'export');
     await page.screenshot({path: path.join(artifacts, 'export-kvm.png')});
     const others = seen.requests.filter((u) => u !== url && !u.startsWith('data:'));
     checks.ok(others.length === 0, 'export: no request but the file itself', others.join(' | '));

@@ -3,7 +3,7 @@
 // report's lines of a range from the embedded blob).
 // Usage: node page_units_test.mjs [RINGSCOPE (unused)]
 
-import {mergeSpans, openDataSource, rebucket} from '../../web/data.js';
+import {mergeSpans, openDataSource, rebucket, thinMarks} from '../../web/data.js';
 import {formatAxisTs, formatDuration, formatTs, parseTs} from '../../web/format.js';
 import {buildRows} from '../../web/rows.js';
 
@@ -65,6 +65,11 @@ const ticks = rebucket([[0, 1], [5, 2], [10, 3], [99, 4], [150, 9]], 0, 100, 10)
 checks.ok(
     JSON.stringify(ticks) === JSON.stringify([[0, 3], [10, 3], [90, 4]]), 'ticks re-bucketed to the width',
     JSON.stringify(ticks));
+// Marks (kvm exits): one per pixel, the first, counting the ones it stands for.
+const marks = thinMarks([[0, 'A', 'f', 1], [3, 'B', '', 2], [12, 'A', '', 1], [200, 'C', '', 1]], 0, 99, 10);
+checks.ok(
+    JSON.stringify(marks) === JSON.stringify([[0, 'A', 'f', 3], [12, 'A', '', 1]]),
+    'marks thinned to one per pixel, counts kept', JSON.stringify(marks));
 
 // The export's blob: lines of [from, to] by their ns, as the server's /api/events answers.
 const blob = {

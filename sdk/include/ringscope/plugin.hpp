@@ -21,6 +21,7 @@
 #include <ringscope/decoder.hpp>
 #include <ringscope/handler.hpp>
 #include <ringscope/resolver.hpp>
+#include <ringscope/timeline.hpp>
 #include <ringscope/version.hpp>
 
 namespace ringscope {
@@ -93,6 +94,9 @@ public:
         static std::deque<PrintOptionValue> defaults;
         return defaults.emplace_back(PrintOptionValue{option.set, option.default_value});
     }
+    // Appended after add_print_option (same reason): what the plugin adds to `ringscope view`'s
+    // timeline (ringscope/timeline.hpp). Registries that do not draw timelines ignore it.
+    virtual void add_timeline_annotator(TimelineAnnotatorFactory factory) { (void)factory; }
 };
 
 class Plugin {

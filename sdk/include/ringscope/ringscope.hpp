@@ -15,5 +15,6 @@
 #include <ringscope/result.hpp>
 #include <ringscope/sub_buffer.hpp>
 #include <ringscope/text_buffer.hpp>
+#include <ringscope/timeline.hpp>
 #include <ringscope/trace.hpp>
 #include <ringscope/version.hpp>
