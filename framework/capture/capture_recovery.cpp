@@ -18,6 +18,17 @@ std::string capture_head_path(const std::string& output) {
     return output + ".head";
 }
 
+std::optional<Error> unfinished_capture_error(const std::string& output) {
+    struct stat st {};
+    if (::stat(output.c_str(), &st) == 0 || errno != ENOENT) return std::nullopt;
+    if (::stat(capture_head_path(output).c_str(), &st) != 0) return std::nullopt;
+    return Error(Errc::not_found,
+                 "not written: the record that made it was killed; run `ringscope record "
+                 "--recover " +
+                     output + "` to save it from " + capture_head_path(output) + " and its CPU files")
+        .in_file(output);
+}
+
 Status write_capture_head(AssembleSpec spec, io::TraceMetadata metadata) {
     spec.layout_only = true;
     spec.release_copied = false;

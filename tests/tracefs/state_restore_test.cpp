@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -270,6 +271,11 @@ TEST(StateRestore, AfterSigkillTheRecordedDataIsSaved) {
         ASSERT_GT(spliced, 0) << "nothing was spliced before the kill";
         ASSERT_EQ(file_size(out), -1);
         if (by_hand) {
+            // Before the recovery, report says how to get the file: one line, exit 1.
+            EXPECT_EQ(sh(kRs + " report " + out + " > /dev/null 2> " + dir + "/report.err"), 1);
+            const std::string rerr = read_file(dir + "/report.err");
+            EXPECT_NE(rerr.find("run `ringscope record --recover " + out + "`"), std::string::npos) << rerr;
+            EXPECT_EQ(std::count(rerr.begin(), rerr.end(), '\n'), 1) << rerr;
             ASSERT_EQ(sh(kRs + " record --recover " + out + " 2> " + dir + "/recover.err"), 0)
                 << read_file(dir + "/recover.err");
         }
