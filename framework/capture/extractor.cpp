@@ -50,7 +50,7 @@ Expected<CaptureResult> extract(const ExtractOptions& o) {
             bytes += static_cast<uint64_t>(n);
             if (bytes >= cap) break;
         }
-        res.cpus.push_back({(*cpus)[i], bytes, {}});
+        res.cpus.push_back({o.instance, (*cpus)[i], bytes, {}});
     }
     std::vector<tracefs::CpuStats> stats;
     for (auto& c : res.cpus) {
@@ -61,7 +61,8 @@ Expected<CaptureResult> extract(const ExtractOptions& o) {
     }
     (void)finish_metadata(*meta, *inst, *cpus, stats);
     files->close_fds();
-    AssembleSpec spec = capture_spec(o.output, o.compression, o.instance, *clock, *subbuf, files->files());
+    AssembleSpec spec =
+        capture_spec(o.output, o.compression, {{o.instance, *clock, *subbuf, files->files()}});
     if (Status st = assemble_trace_dat(spec, std::move(*meta)); !st) return std::move(st).error();
     files->remove_all();
     if (o.log) print_capture_summary(o.log, res, o.output);

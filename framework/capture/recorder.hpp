@@ -23,11 +23,16 @@
 namespace ringscope::capture {
 
 struct RecordOptions {
-    TraceSetup setup;       // -e/-f/-v, -B, -b, -C, -p, -l/-n/-g, -P/-c, -O/-T, -M, --max-graph-depth, -i
+    TraceSetup setup;  // -e/-f/-v, -B, -b, -C, -p, -l/-n/-g, -P/-c, -O/-T, -M, --max-graph-depth, -i
+    // More buffers, as trace-cmd record's -B NAME after other options: each instance with the
+    // options that followed its -B. `setup` is then the top buffer's, recorded only when it
+    // traces something (an event or a tracer).
+    std::vector<TraceSetup> instances;
     bool tsc2nsec = false;  // --tsc2nsec: x86-tsc clock, TSC2NSEC option (fails where unsupported)
     bool date = false;      // --date: DATE option (trace clock -> wall clock offset)
     std::string output = "trace.dat";
     io::Compression compression = io::Compression::zstd;
+    uint32_t file_version = 7;         // --file-version: 6 (uncompressed, buffer options) or 7
     std::vector<std::string> command;  // run while recording; empty = until SIGINT/SIGTERM/SIGHUP
     bool filter_task = false;          // -F: only COMMAND (and with -c its children) is traced
     bool no_filter = false;            // --no-filter: the reader threads' own events are kept
@@ -39,6 +44,7 @@ struct RecordOptions {
 };
 
 struct CpuCapture {
+    std::string buffer;  // "" = the top buffer
     int cpu = 0;
     uint64_t bytes = 0;  // raw data captured (whole sub-buffers)
     tracefs::CpuStats stats;
@@ -55,6 +61,12 @@ struct CaptureResult {
         return n;
     }
 };
+
+// Whether SETUP enables an event or a tracer (trace-cmd leaves out a top buffer that does not).
+bool traces_something(const TraceSetup& setup);
+// The buffers a record sets up, in file order: the top one (when it traces something or is the
+// only one), then each -B instance.
+std::vector<const TraceSetup*> setups_of(const RecordOptions& options);
 
 // Errors: tracefs missing or not writable, an instance that exists, an event that matches nothing,
 // a write that failed (ENOSPC...). In every case the tracing state is restored first, and when the
