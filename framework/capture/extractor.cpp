@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "framework/capture/capture_files.hpp"
+#include "framework/capture/kernel_sections.hpp"
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/recorder.hpp"
 #include "framework/capture/trace_assembler.hpp"
@@ -29,6 +30,7 @@ Expected<CaptureResult> extract(const ExtractOptions& o) {
     if (!size_kb) return std::move(size_kb).error();
     auto meta = collect_metadata(*inst, nullptr, static_cast<uint32_t>(cpus->size()));
     if (!meta) return std::move(meta).error();
+    add_kernel_sections(*meta, {&*inst});
     auto files = CaptureFiles::create(o.output, *cpus, 0);
     if (!files) return std::move(files).error();
 

@@ -19,6 +19,7 @@
 #include "framework/capture/capture_files.hpp"
 #include "framework/capture/capture_recovery.hpp"
 #include "framework/capture/clock_conversion.hpp"
+#include "framework/capture/kernel_sections.hpp"
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/trace_assembler.hpp"
 
@@ -31,6 +32,7 @@ uint64_t metadata_bytes(const io::TraceMetadata& m) {
     for (const auto& f : m.ftrace_formats) n += f.size() + 16;
     for (const auto& s : m.event_systems)
         for (const auto& f : s.formats) n += f.size() + 16;
+    for (const auto& x : m.extra_sections) n += x.data.size() + 32;
     return n;
 }
 
@@ -350,6 +352,9 @@ Expected<CaptureResult> record(const RecordOptions& options) {
     auto meta = collect_metadata(inst, o.all_formats ? nullptr : &events, ncpus);
     if (!meta) return std::move(meta).error();
     meta->options.tsc2nsec = *tsc2nsec;
+    std::vector<const tracefs::Instance*> recorded;
+    for (const auto& run : runs) recorded.push_back(&run.instance());
+    add_kernel_sections(*meta, recorded);
     if (o.date) {
         auto clock = inst.clock();
         if (!clock) return std::move(clock).error();
