@@ -204,19 +204,6 @@ Expected<std::vector<BufferRun>> start_sessions(const RecordOptions& o) {
     return runs;
 }
 
-// The CPU stats of each buffer into the file's CPUSTAT options, as trace-cmd writes them: the
-// first buffer's plain, each next one after a "Buffer: NAME" option.
-void add_cpu_stats(io::TraceMetadata& meta, const std::vector<BufferRun>& runs, const CaptureResult& res) {
-    meta.options.cpustats.clear();
-    for (size_t b = 0; b < runs.size(); ++b) {
-        const std::string& name = runs[b].instance().name();
-        if (b > 0) meta.options.cpustats.push_back("\nBuffer: " + name + "\n\n");
-        for (const auto& c : res.cpus)
-            if (c.buffer == name)
-                meta.options.cpustats.push_back("CPU: " + std::to_string(c.cpu) + "\n" + c.stats.text);
-    }
-}
-
 Status restore_all(std::vector<BufferRun>& runs, bool keep) {
     Status first;
     for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
@@ -241,6 +228,17 @@ SignalScope::~SignalScope() {
     while (sigtimedwait(&set_, &info, &zero) > 0) {
     }
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+}
+
+void store_cpu_stats(io::TraceMetadata& meta, const std::vector<std::string>& buffers,
+                     const CaptureResult& res) {
+    meta.options.cpustats.clear();
+    for (size_t b = 0; b < buffers.size(); ++b) {
+        if (b > 0) meta.options.cpustats.push_back("\nBuffer: " + buffers[b] + "\n\n");
+        for (const auto& c : res.cpus)
+            if (c.buffer == buffers[b])
+                meta.options.cpustats.push_back("CPU: " + std::to_string(c.cpu) + "\n" + c.stats.text);
+    }
 }
 
 bool traces_something(const TraceSetup& setup) {
@@ -397,7 +395,9 @@ Expected<CaptureResult> record(const RecordOptions& options) {
     for (auto& run : runs)
         run.readers.clear();  // closes trace_pipe_raw: an instance cannot go while it is open
     (void)finish_metadata(*meta, inst, {}, {});
-    add_cpu_stats(*meta, runs, res);
+    std::vector<std::string> names;
+    for (const auto& run : runs) names.push_back(run.instance().name());
+    store_cpu_stats(*meta, names, res);
     Status restored = restore_all(runs, o.keep);
 
     for (auto& run : runs) run.files->close_fds();

@@ -75,7 +75,9 @@ std::vector<const TraceSetup*> setups_of(const RecordOptions& options);
 Expected<CaptureResult> record(const RecordOptions& options);
 
 struct ExtractOptions {
-    std::string instance;  // -B: an existing instance ("" = the top buffer)
+    std::vector<std::string> instances;  // -B (several), or every instance with -a
+    bool all = false;                    // -a: every instance (instances_names of the root)
+    bool top = false;                    // -t: the top buffer too (it alone without -B/-a)
     std::string output = "trace.dat";
     io::Compression compression = io::Compression::zstd;
     std::string tracefs_root;
@@ -101,6 +103,11 @@ class SignalScope {
   private:
     sigset_t set_, old_;
 };
+
+// The per-CPU stats into the file's CPUSTAT options, as trace-cmd writes them: the first buffer's
+// CPUs, then for each next buffer a "Buffer: NAME" option and its CPUs. BUFFERS in file order.
+void store_cpu_stats(io::TraceMetadata& meta, const std::vector<std::string>& buffers,
+                     const CaptureResult& res);
 
 // The end-of-run lines: per CPU what was captured and what the kernel lost.
 void print_capture_summary(FILE* out, const CaptureResult& r, const std::string& output);
