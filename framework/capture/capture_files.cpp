@@ -10,7 +10,8 @@
 namespace ringscope::capture {
 
 Expected<CaptureFiles> CaptureFiles::create(const std::string& output, const std::vector<int>& cpus,
-                                            uint64_t reserve_bytes) {
+                                            uint64_t reserve_bytes, size_t buffer_index,
+                                            const std::string& name) {
     CaptureFiles f;
     if (reserve_bytes) {
         f.reserve_ = output + ".reserve";
@@ -30,7 +31,7 @@ Expected<CaptureFiles> CaptureFiles::create(const std::string& output, const std
         }
     }
     for (int cpu : cpus) {
-        CpuDataFile c{cpu, output + ".cpu" + std::to_string(cpu)};
+        CpuDataFile c{cpu, cpu_scratch_path(output, buffer_index, name, cpu)};
         const int fd = ::open(c.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0)
             return Error(Errc::io, std::string("cannot create: ") + std::strerror(errno)).in_file(c.path);

@@ -17,8 +17,10 @@ class CaptureFiles {
   public:
     // Errors name the file that could not be created (a full disk is reported here when even the
     // reserve does not fit).
+    // BUFFER_INDEX and NAME: which buffer of the capture the CPU files are for (cpu_scratch_path).
     static Expected<CaptureFiles> create(const std::string& output, const std::vector<int>& cpus,
-                                         uint64_t reserve_bytes);
+                                         uint64_t reserve_bytes, size_t buffer_index = 0,
+                                         const std::string& name = "");
     CaptureFiles(CaptureFiles&& o) noexcept;
     CaptureFiles& operator=(CaptureFiles&&) = delete;
     ~CaptureFiles();  // closes and removes everything

@@ -18,6 +18,17 @@ std::string capture_head_path(const std::string& output) {
     return output + ".head";
 }
 
+std::optional<Error> unfinished_capture_error(const std::string& output) {
+    struct stat st {};
+    if (::stat(output.c_str(), &st) == 0 || errno != ENOENT) return std::nullopt;
+    if (::stat(capture_head_path(output).c_str(), &st) != 0) return std::nullopt;
+    return Error(Errc::not_found,
+                 "not written: the record that made it was killed; run `ringscope record "
+                 "--recover " +
+                     output + "` to save it from " + capture_head_path(output) + " and its CPU files")
+        .in_file(output);
+}
+
 Status write_capture_head(AssembleSpec spec, io::TraceMetadata metadata) {
     spec.layout_only = true;
     spec.release_copied = false;
@@ -43,29 +54,37 @@ Expected<RecoveredCapture> recover_capture(const std::string& output) {
             .in_file(head);
     auto rd = io::TraceDatReader::open(head);
     if (!rd) return std::move(rd).error();
-    // The head's layout is assemble_trace_dat's: the top buffer with the CPUs, or an empty top
-    // buffer and then the instance.
-    const auto& bufs = rd->buffers();
-    const io::BufferInfo& data = bufs.size() > 1 ? bufs[1] : bufs[0];
-    AssembleSpec spec = capture_spec(output, rd->compression(), data.name, data.clock, data.page_size, {});
+    // The head's layout is assemble_trace_dat's: the buffers with CPUs are those recorded, after
+    // an empty top buffer when the top was not.
+    std::vector<BufferData> buffers;
     RecoveredCapture res;
-    for (const auto& c : data.cpus) {
-        CpuDataFile f{static_cast<int>(c.cpu), output + ".cpu" + std::to_string(c.cpu)};
-        struct stat cs {};
-        if (::stat(f.path.c_str(), &cs) != 0)
-            return Error(Errc::io,
-                         std::string("the recording's CPU data is missing: ") + std::strerror(errno))
-                .in_file(f.path);
-        res.bytes += static_cast<uint64_t>(cs.st_size) / data.page_size * data.page_size;
-        spec.cpus.push_back(std::move(f));
+    for (const io::BufferInfo& b : rd->buffers()) {
+        if (b.cpus.empty()) continue;
+        BufferData data{b.name, b.clock, b.page_size, {}};
+        for (const auto& c : b.cpus) {
+            const int cpu = static_cast<int>(c.cpu);
+            CpuDataFile f{cpu, cpu_scratch_path(output, buffers.size(), b.name, cpu)};
+            struct stat cs {};
+            if (::stat(f.path.c_str(), &cs) != 0)
+                return Error(Errc::io,
+                             std::string("the recording's CPU data is missing: ") + std::strerror(errno))
+                    .in_file(f.path);
+            res.bytes += static_cast<uint64_t>(cs.st_size) / b.page_size * b.page_size;
+            ++res.cpus;
+            data.cpus.push_back(std::move(f));
+        }
+        buffers.push_back(std::move(data));
     }
-    res.cpus = spec.cpus.size();
+    if (buffers.empty()) return Error(Errc::corrupt, "no recorded buffer in the layout").in_file(head);
+    AssembleSpec spec = capture_spec(output, rd->compression(), std::move(buffers));
+    spec.config.file_version = rd->file_version();
     io::TraceMetadata meta = rd->metadata();
     // The comms known now (the head was written before the recording ran).
     if (auto root = tracefs::find_tracefs(false))
         if (auto c = tracefs::read_saved_cmdlines(*root)) meta.saved_cmdlines = std::move(*c);
     if (Status st = assemble_trace_dat(spec, std::move(meta)); !st) return std::move(st).error();
-    for (const auto& f : spec.cpus) ::unlink(f.path.c_str());
+    for (const auto& b : spec.buffers)
+        for (const auto& f : b.cpus) ::unlink(f.path.c_str());
     ::unlink((output + ".reserve").c_str());
     ::unlink(head.c_str());
     return res;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <ringscope/error.hpp>
@@ -23,6 +24,10 @@ struct RecoveredCapture {
     size_t cpus = 0;
     uint64_t bytes = 0;  // CPU data now in OUTPUT
 };
+
+// When OUTPUT does not exist but OUTPUT.head does (a record that was killed before it could
+// write its file, and no recovery ran since): the one-line error that says how to get the file.
+std::optional<Error> unfinished_capture_error(const std::string& output);
 
 // Errc::not_found when OUTPUT.head does not exist (nothing to recover: the recording finished).
 // Other errors name the head or CPU file (and the offset). On success the scratch files are gone.

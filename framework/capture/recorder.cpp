@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "framework/capture/capture_files.hpp"
 #include "framework/capture/capture_recovery.hpp"
 #include "framework/capture/clock_conversion.hpp"
+#include "framework/capture/kernel_sections.hpp"
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/trace_assembler.hpp"
 
@@ -30,6 +32,7 @@ uint64_t metadata_bytes(const io::TraceMetadata& m) {
     for (const auto& f : m.ftrace_formats) n += f.size() + 16;
     for (const auto& s : m.event_systems)
         for (const auto& f : s.formats) n += f.size() + 16;
+    for (const auto& x : m.extra_sections) n += x.data.size() + 32;
     return n;
 }
 
@@ -73,23 +76,37 @@ class GatedChild {
     int gate_ = -1;
 };
 
-Status collect_stats(const tracefs::Instance& inst, CaptureResult& res) {
-    for (auto& c : res.cpus) {
-        auto s = inst.cpu_stats(c.cpu);
-        if (!s) return std::move(s).error();
-        c.stats = std::move(*s);
+Status check_options(const RecordOptions& o) {
+    bool any = false;
+    for (const TraceSetup* s : setups_of(o)) {
+        any |= traces_something(*s);
+        if (s->children && s->pids.empty() && !o.filter_task)
+            return Error(Errc::invalid_argument, "-c can only be used with -P or -F");
     }
+    if (!any) return Error(Errc::invalid_argument, "no event or plugin was specified... aborting");
     return {};
 }
 
-Status check_options(const RecordOptions& o) {
-    bool any_event = false;
-    for (const auto& e : o.setup.events) any_event |= !e.negated;
-    if (!any_event && o.setup.tracer.empty())
-        return Error(Errc::invalid_argument, "no event or plugin was specified... aborting");
-    if (o.setup.children && o.setup.pids.empty() && !o.filter_task)
-        return Error(Errc::invalid_argument, "-c can only be used with -P or -F");
-    return {};
+// One buffer of the recording: its tracing session, its data files and readers.
+struct BufferRun {
+    std::unique_ptr<TracingSession> session;
+    uint32_t subbuf = 0;
+    std::string clock;
+    std::optional<CaptureFiles> files;
+    std::vector<std::unique_ptr<CpuReader>> readers;
+    std::vector<std::thread> threads;
+    const tracefs::Instance& instance() const { return session->instance(); }
+};
+
+// Every buffer's events, for the formats that go in the file.
+EventSelection all_events(const std::vector<BufferRun>& runs) {
+    EventSelection sel;
+    for (const auto& r : runs)
+        sel.events.insert(sel.events.end(), r.session->events().events.begin(),
+                          r.session->events().events.end());
+    std::sort(sel.events.begin(), sel.events.end());
+    sel.events.erase(std::unique(sel.events.begin(), sel.events.end()), sel.events.end());
+    return sel;
 }
 
 // Waits for COMMAND, a signal, or a reader that failed.
@@ -116,18 +133,19 @@ void wait_for_end(const sigset_t& set, pid_t& child, const std::atomic<bool>& fa
 }
 
 // The readers' tids left out (unless --no-filter), COMMAND forked and held, -F's pid filter,
-// tracing on, COMMAND released. `child` is COMMAND's pid (reaped by the caller) or -1.
-Status start_tracing(TracingSession& sess, const RecordOptions& o,
-                     const std::vector<std::unique_ptr<CpuReader>>& readers, const sigset_t& child_mask,
+// tracing on in every buffer, COMMAND released. `child` is COMMAND's pid (reaped by the caller) or -1.
+Status start_tracing(std::vector<BufferRun>& runs, const RecordOptions& o, const sigset_t& child_mask,
                      pid_t& child) {
     Status on;
     if (!o.no_filter) {
         std::vector<int> tids;
-        for (auto& r : readers) {
-            while (!r->tid()) std::this_thread::yield();
-            tids.push_back(r->tid());
-        }
-        on = sess.exclude_pids(tids);
+        for (auto& run : runs)
+            for (auto& r : run.readers) {
+                while (!r->tid()) std::this_thread::yield();
+                tids.push_back(r->tid());
+            }
+        for (auto& run : runs)
+            if (on) on = run.session->exclude_pids(tids);
     }
     std::optional<GatedChild> gated;
     if (on && !o.command.empty()) {
@@ -135,35 +153,64 @@ Status start_tracing(TracingSession& sess, const RecordOptions& o,
         child = gated->pid();
         if (child < 0) on = Error(Errc::io, std::string("cannot fork: ") + std::strerror(errno));
     }
-    if (on && o.filter_task) on = sess.trace_only_pid(child > 0 ? child : ::getpid());
-    if (on) on = sess.set_tracing(true);
+    for (auto& run : runs)
+        if (on && o.filter_task) on = run.session->trace_only_pid(child > 0 ? child : ::getpid());
+    for (auto& run : runs)
+        if (on) on = run.session->set_tracing(true);
     if (gated && on) gated->release();
     return on;  // without release the child exits 127 without running COMMAND
 }
 
 // Stops the readers, writes what the buffers still hold (whole sub-buffers, up to the last one)
 // and reads the kernel's per-CPU counts. The first failure, if any.
-std::optional<Error> drain_readers(std::vector<std::unique_ptr<CpuReader>>& readers,
-                                   std::vector<std::thread>& threads, const CaptureFiles& files,
-                                   const tracefs::Instance& inst, FILE* log, CaptureResult& res) {
+std::optional<Error> drain_readers(BufferRun& run, FILE* log, CaptureResult& res) {
     std::optional<Error> failure;
-    for (auto& r : readers) r->stop();
-    for (auto& t : threads) t.join();
-    for (size_t i = 0; i < readers.size(); ++i) {
-        CpuReader& r = *readers[i];
-        const int cpu = files.files()[i].cpu;
+    for (auto& r : run.readers) r->stop();
+    for (auto& t : run.threads) t.join();
+    run.threads.clear();
+    for (size_t i = 0; i < run.readers.size(); ++i) {
+        CpuReader& r = *run.readers[i];
+        const int cpu = run.files->files()[i].cpu;
         if (!r.warning().empty() && log) std::fprintf(log, "warning: %s\n", r.warning().c_str());
         // Nothing more goes to a file that failed; the others get what the buffer still holds.
         const char* what = r.error() ? "writing" : r.flush_rest() < 0 ? "flushing" : nullptr;
         if (what && !failure)
             failure = Error(Errc::io, std::string(what) + " CPU " + std::to_string(cpu) +
                                           " data failed: " + std::strerror(r.error() ? r.error() : errno))
-                          .in_file(files.files()[i].path)
+                          .in_file(run.files->files()[i].path)
                           .at_offset(static_cast<int64_t>(r.bytes()));
-        res.cpus.push_back({cpu, r.bytes(), {}});
+        CpuCapture c{run.instance().name(), cpu, r.bytes(), {}};
+        auto st = run.instance().cpu_stats(cpu);
+        if (st)
+            c.stats = std::move(*st);
+        else if (!failure)
+            failure = std::move(st).error();
+        res.cpus.push_back(std::move(c));
     }
-    if (Status st = collect_stats(inst, res); !st && !failure) failure = st.error();
     return failure;
+}
+
+// The session of each buffer, in file order; a failure restores what the earlier ones changed.
+Expected<std::vector<BufferRun>> start_sessions(const RecordOptions& o) {
+    std::vector<BufferRun> runs;
+    for (const TraceSetup* s : setups_of(o)) {
+        auto session = TracingSession::start(*s);
+        if (!session) {
+            for (auto it = runs.rbegin(); it != runs.rend(); ++it) (void)it->session->restore();
+            return std::move(session).error();
+        }
+        runs.push_back({std::move(*session), 0, {}, {}, {}, {}});
+    }
+    return runs;
+}
+
+Status restore_all(std::vector<BufferRun>& runs, bool keep) {
+    Status first;
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+        Status st = keep ? it->session->keep() : it->session->restore();
+        if (!st && first) first = std::move(st);
+    }
+    return first;
 }
 
 }  // namespace
@@ -183,39 +230,133 @@ SignalScope::~SignalScope() {
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
 }
 
-Expected<CaptureResult> record(const RecordOptions& o) {
-    if (Status st = check_options(o); !st) return std::move(st).error();
-    TraceSetup setup = o.setup;
-    std::optional<io::Tsc2Nsec> tsc2nsec;
-    if (o.tsc2nsec) {
-        if (!setup.clock.empty() && setup.clock != "x86-tsc")
-            return Error(Errc::invalid_argument,
-                         "--tsc2nsec records with the x86-tsc clock, not " + setup.clock);
-        setup.clock = "x86-tsc";
-        // Checked before anything changes: where the kernel does not publish the conversion, fail.
-        auto t = read_tsc2nsec();
-        if (!t) return std::move(t).error();
-        tsc2nsec = *t;
+void store_cpu_stats(io::TraceMetadata& meta, const std::vector<std::string>& buffers,
+                     const CaptureResult& res) {
+    meta.options.cpustats.clear();
+    for (size_t b = 0; b < buffers.size(); ++b) {
+        if (b > 0) meta.options.cpustats.push_back("\nBuffer: " + buffers[b] + "\n\n");
+        for (const auto& c : res.cpus)
+            if (c.buffer == buffers[b])
+                meta.options.cpustats.push_back("CPU: " + std::to_string(c.cpu) + "\n" + c.stats.text);
     }
+}
+
+bool traces_something(const TraceSetup& setup) {
+    for (const auto& e : setup.events)
+        if (!e.negated) return true;
+    return !setup.tracer.empty();
+}
+
+std::vector<const TraceSetup*> setups_of(const RecordOptions& o) {
+    std::vector<const TraceSetup*> out;
+    if (o.instances.empty() || traces_something(o.setup)) out.push_back(&o.setup);
+    for (const auto& in : o.instances) out.push_back(&in);
+    return out;
+}
+
+namespace {
+
+// --tsc2nsec: the x86-tsc clock in every buffer, checked before anything changes.
+Expected<std::optional<io::Tsc2Nsec>> tsc2nsec_setup(const RecordOptions& o, RecordOptions& adjusted) {
+    if (!o.tsc2nsec) return std::optional<io::Tsc2Nsec>{};
+    for (TraceSetup* s : [&] {
+             std::vector<TraceSetup*> v{&adjusted.setup};
+             for (auto& in : adjusted.instances) v.push_back(&in);
+             return v;
+         }()) {
+        if (!s->clock.empty() && s->clock != "x86-tsc")
+            return Error(Errc::invalid_argument,
+                         "--tsc2nsec records with the x86-tsc clock, not " + s->clock);
+        s->clock = "x86-tsc";
+    }
+    // Where the kernel does not publish the conversion, fail.
+    auto t = read_tsc2nsec();
+    if (!t) return std::move(t).error();
+    return std::optional<io::Tsc2Nsec>{*t};
+}
+
+// Each buffer's sub-buffer size, clock, scratch files and one reader per CPU.
+Status prepare_buffers(std::vector<BufferRun>& runs, const RecordOptions& o, uint64_t reserve) {
+    for (size_t b = 0; b < runs.size(); ++b) {
+        BufferRun& run = runs[b];
+        const tracefs::Instance& inst = run.instance();
+        auto subbuf = inst.subbuf_size();
+        if (!subbuf) return std::move(subbuf).error();
+        auto clock = inst.clock();
+        if (!clock) return std::move(clock).error();
+        run.subbuf = *subbuf;
+        run.clock = *clock;
+        auto files =
+            CaptureFiles::create(o.output, run.session->cpus(), b == 0 ? reserve : 0, b, inst.name());
+        if (!files) return std::move(files).error();
+        run.files.emplace(std::move(*files));
+    }
+    return {};
+}
+
+Status open_readers(std::vector<BufferRun>& runs, const RecordOptions& o) {
+    for (BufferRun& run : runs) {
+        ReaderKnobs knobs = o.knobs;
+        knobs.subbuf = run.subbuf;
+        const std::vector<int>& cpus = run.session->cpus();
+        for (size_t i = 0; i < cpus.size(); ++i) {
+            auto c = tracefs::TracefsCpu::open(run.instance(), cpus[i], false);
+            if (!c) return std::move(c).error();
+            auto r = std::make_unique<CpuReader>(std::move(*c), run.files->fd(i), knobs);
+            if (o.pipe_size > 0) r->cpu().set_pipe_size(o.pipe_size);
+            run.readers.push_back(std::move(r));
+        }
+    }
+    return {};
+}
+
+AssembleSpec record_spec(const RecordOptions& o, const std::vector<BufferRun>& runs) {
+    std::vector<BufferData> buffers;
+    for (const BufferRun& run : runs)
+        buffers.push_back({run.instance().name(), run.clock, run.subbuf, run.files->files()});
+    AssembleSpec spec = capture_spec(o.output, o.compression, std::move(buffers));
+    spec.config.file_version = o.file_version;
+    return spec;
+}
+
+}  // namespace
+
+Expected<CaptureResult> record(const RecordOptions& options) {
+    if (Status st = check_options(options); !st) return std::move(st).error();
+    RecordOptions o = options;
+    auto tsc2nsec = tsc2nsec_setup(options, o);
+    if (!tsc2nsec) return std::move(tsc2nsec).error();
     // From the first change on: a signal during the setup ends the run through the normal path
     // (state restored) instead of killing the process.
     SignalScope signals;
-    auto session = TracingSession::start(setup);
-    if (!session) return std::move(session).error();
-    TracingSession& sess = **session;
-    const tracefs::Instance& inst = sess.instance();
-    const std::vector<int>& cpus = sess.cpus();
+    auto started = start_sessions(o);
+    if (!started) return std::move(started).error();
+    std::vector<BufferRun>& runs = *started;
+    // From here on every return restores (the sessions' destructors), newest buffer first.
+    struct RestoreOnExit {
+        std::vector<BufferRun>& runs;
+        ~RestoreOnExit() {
+            for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+                it->readers.clear();
+                it->session.reset();
+            }
+        }
+    } restore_on_exit{runs};
+    TracingSession& first = *runs.front().session;
+    const tracefs::Instance& inst = first.instance();
+    const uint32_t ncpus = static_cast<uint32_t>(first.cpus().size());
 
-    auto meta =
-        collect_metadata(inst, o.all_formats ? nullptr : &sess.events(), static_cast<uint32_t>(cpus.size()));
-    if (!meta) return std::move(meta).error();  // the session's destructor restores
-    auto subbuf = inst.subbuf_size();
-    if (!subbuf) return std::move(subbuf).error();
-    auto clock = inst.clock();
-    if (!clock) return std::move(clock).error();
-    meta->options.tsc2nsec = tsc2nsec;
+    const EventSelection events = all_events(runs);
+    auto meta = collect_metadata(inst, o.all_formats ? nullptr : &events, ncpus);
+    if (!meta) return std::move(meta).error();
+    meta->options.tsc2nsec = *tsc2nsec;
+    std::vector<const tracefs::Instance*> recorded;
+    for (const auto& run : runs) recorded.push_back(&run.instance());
+    add_kernel_sections(*meta, recorded);
     if (o.date) {
-        auto scratch = sess.make_scratch_instance("ringscope-date-" + std::to_string(::getpid()));
+        auto clock = inst.clock();
+        if (!clock) return std::move(clock).error();
+        auto scratch = first.make_scratch_instance("ringscope-date-" + std::to_string(::getpid()));
         if (!scratch) return std::move(scratch).error();
         auto date = measure_date_offset(*scratch, *clock);
         (void)scratch->destroy();
@@ -223,57 +364,48 @@ Expected<CaptureResult> record(const RecordOptions& o) {
         meta->options.date = std::move(*date);
     }
 
-    const uint64_t reserve = metadata_bytes(*meta) + uint64_t{4} * 64 * *subbuf + (256u << 10);
-    auto files = CaptureFiles::create(o.output, cpus, reserve);
-    if (!files) return std::move(files).error();
-    AssembleSpec spec =
-        capture_spec(o.output, o.compression, setup.instance, *clock, *subbuf, files->files());
+    auto subbuf = inst.subbuf_size();
+    if (!subbuf) return std::move(subbuf).error();
+    const uint64_t reserve = metadata_bytes(*meta) + uint64_t{4} * 64 * *subbuf * runs.size() + (256u << 10);
+    if (Status st = prepare_buffers(runs, o, reserve); !st) return std::move(st).error();
+    CaptureFiles& files = *runs.front().files;
+    AssembleSpec spec = record_spec(o, runs);
     // Killed from here on (SIGKILL, a crash), the next command assembles the file from the head
     // and the CPU files: the journal names it.
     if (Status st = write_capture_head(spec, *meta); !st) return std::move(st).error();
-    if (Status st = files->adopt_locked(capture_head_path(o.output)); !st) return std::move(st).error();
+    if (Status st = files.adopt_locked(capture_head_path(o.output)); !st) return std::move(st).error();
     std::error_code ec;
     const std::filesystem::path abs = std::filesystem::absolute(o.output, ec);
-    if (Status st = sess.note_capture(ec ? o.output : abs.lexically_normal().string()); !st)
+    if (Status st = first.note_capture(ec ? o.output : abs.lexically_normal().string()); !st)
         return std::move(st).error();
-
-    ReaderKnobs knobs = o.knobs;
-    knobs.subbuf = *subbuf;
-    std::vector<std::unique_ptr<CpuReader>> readers;
-    for (size_t i = 0; i < cpus.size(); ++i) {
-        auto c = tracefs::TracefsCpu::open(inst, cpus[i], false);
-        if (!c) return std::move(c).error();
-        auto r = std::make_unique<CpuReader>(std::move(*c), files->fd(i), knobs);
-        if (o.pipe_size > 0) r->cpu().set_pipe_size(o.pipe_size);
-        readers.push_back(std::move(r));
-    }
+    if (Status st = open_readers(runs, o); !st) return std::move(st).error();
 
     CaptureResult res;
     std::optional<Error> failure;
     std::atomic<bool> failed{false};
-    std::vector<std::thread> threads;
-    for (auto& r : readers) threads.emplace_back([&r, &failed] { r->run(failed); });
+    for (auto& run : runs)
+        for (auto& r : run.readers) run.threads.emplace_back([&r, &failed] { r->run(failed); });
     pid_t child = -1;
-    Status on = start_tracing(sess, o, readers, signals.old(), child);
+    Status on = start_tracing(runs, o, signals.old(), child);
     if (!on) failure = on.error();
     if (on) wait_for_end(signals.set(), child, failed, res);
-    (void)sess.set_tracing(false);
-    if (auto f = drain_readers(readers, threads, *files, inst, o.log, res); f && !failure)
-        failure = std::move(f);
-    readers.clear();  // closes trace_pipe_raw: the instance cannot go while it is open
-    (void)finish_metadata(*meta, inst, cpus, [&] {
-        std::vector<tracefs::CpuStats> v;
-        for (const auto& c : res.cpus) v.push_back(c.stats);
-        return v;
-    }());
-    Status restored = o.keep ? sess.keep() : sess.restore();
+    for (auto& run : runs) (void)run.session->set_tracing(false);
+    for (auto& run : runs)
+        if (auto f = drain_readers(run, o.log, res); f && !failure) failure = std::move(f);
+    for (auto& run : runs)
+        run.readers.clear();  // closes trace_pipe_raw: an instance cannot go while it is open
+    (void)finish_metadata(*meta, inst, {}, {});
+    std::vector<std::string> names;
+    for (const auto& run : runs) names.push_back(run.instance().name());
+    store_cpu_stats(*meta, names, res);
+    Status restored = restore_all(runs, o.keep);
 
-    files->close_fds();
+    for (auto& run : runs) run.files->close_fds();
     const bool disk_trouble = failure.has_value();
-    if (disk_trouble) files->release_reserve();
+    if (disk_trouble) files.release_reserve();
     spec.release_copied = disk_trouble;
     Status written = assemble_trace_dat(spec, std::move(*meta));
-    files->remove_all();
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) it->files->remove_all();
     if (child > 0) {
         int status = 0;
         while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -299,7 +431,13 @@ Expected<CaptureResult> record(const RecordOptions& o) {
 
 void print_capture_summary(FILE* out, const CaptureResult& r, const std::string& output) {
     uint64_t total = 0;
+    bool several = false;
+    for (const auto& c : r.cpus) several |= c.buffer != r.cpus.front().buffer;
+    const std::string* last = nullptr;
     for (const auto& c : r.cpus) {
+        if (several && (!last || *last != c.buffer))
+            std::fprintf(out, "Buffer: %s\n", c.buffer.empty() ? "(top)" : c.buffer.c_str());
+        last = &c.buffer;
         total += c.bytes;
         std::fprintf(out, "CPU%d: %llu bytes, %llu events read", c.cpu,
                      static_cast<unsigned long long>(c.bytes),

@@ -23,11 +23,16 @@
 namespace ringscope::capture {
 
 struct RecordOptions {
-    TraceSetup setup;       // -e/-f/-v, -B, -b, -C, -p, -l/-n/-g, -P/-c, -O/-T, -M, --max-graph-depth, -i
+    TraceSetup setup;  // -e/-f/-v, -B, -b, -C, -p, -l/-n/-g, -P/-c, -O/-T, -M, --max-graph-depth, -i
+    // More buffers, as trace-cmd record's -B NAME after other options: each instance with the
+    // options that followed its -B. `setup` is then the top buffer's, recorded only when it
+    // traces something (an event or a tracer).
+    std::vector<TraceSetup> instances;
     bool tsc2nsec = false;  // --tsc2nsec: x86-tsc clock, TSC2NSEC option (fails where unsupported)
     bool date = false;      // --date: DATE option (trace clock -> wall clock offset)
     std::string output = "trace.dat";
     io::Compression compression = io::Compression::zstd;
+    uint32_t file_version = 7;         // --file-version: 6 (uncompressed, buffer options) or 7
     std::vector<std::string> command;  // run while recording; empty = until SIGINT/SIGTERM/SIGHUP
     bool filter_task = false;          // -F: only COMMAND (and with -c its children) is traced
     bool no_filter = false;            // --no-filter: the reader threads' own events are kept
@@ -39,6 +44,7 @@ struct RecordOptions {
 };
 
 struct CpuCapture {
+    std::string buffer;  // "" = the top buffer
     int cpu = 0;
     uint64_t bytes = 0;  // raw data captured (whole sub-buffers)
     tracefs::CpuStats stats;
@@ -56,6 +62,12 @@ struct CaptureResult {
     }
 };
 
+// Whether SETUP enables an event or a tracer (trace-cmd leaves out a top buffer that does not).
+bool traces_something(const TraceSetup& setup);
+// The buffers a record sets up, in file order: the top one (when it traces something or is the
+// only one), then each -B instance.
+std::vector<const TraceSetup*> setups_of(const RecordOptions& options);
+
 // Errors: tracefs missing or not writable, an instance that exists, an event that matches nothing,
 // a write that failed (ENOSPC...). In every case the tracing state is restored first, and when the
 // recording itself had started, the trace.dat holds what was captured up to the failure (the
@@ -63,7 +75,9 @@ struct CaptureResult {
 Expected<CaptureResult> record(const RecordOptions& options);
 
 struct ExtractOptions {
-    std::string instance;  // -B: an existing instance ("" = the top buffer)
+    std::vector<std::string> instances;  // -B (several), or every instance with -a
+    bool all = false;                    // -a: every instance (instances_names of the root)
+    bool top = false;                    // -t: the top buffer too (it alone without -B/-a)
     std::string output = "trace.dat";
     io::Compression compression = io::Compression::zstd;
     std::string tracefs_root;
@@ -89,6 +103,11 @@ class SignalScope {
   private:
     sigset_t set_, old_;
 };
+
+// The per-CPU stats into the file's CPUSTAT options, as trace-cmd writes them: the first buffer's
+// CPUs, then for each next buffer a "Buffer: NAME" option and its CPUs. BUFFERS in file order.
+void store_cpu_stats(io::TraceMetadata& meta, const std::vector<std::string>& buffers,
+                     const CaptureResult& res);
 
 // The end-of-run lines: per CPU what was captured and what the kernel lost.
 void print_capture_summary(FILE* out, const CaptureResult& r, const std::string& output);

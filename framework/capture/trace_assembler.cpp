@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -24,75 +25,83 @@ struct Fd {
     }
 };
 
+// One CPU's whole sub-buffers, copied in blocks (punched out once copied with release_copied).
+Status copy_cpu(io::TraceDatWriter& writer, const AssembleSpec& spec, const CpuDataFile& c, uint32_t page,
+                std::vector<uint8_t>& block) {
+    if (Status st = writer.begin_cpu(); !st) return st;
+    if (spec.layout_only) return writer.end_cpu();
+    Fd in;
+    in.fd = ::open(c.path.c_str(), O_RDWR | O_CLOEXEC);
+    if (in.fd < 0) return file_error(c.path, "cannot open CPU data", errno);
+    struct stat sb {};
+    if (::fstat(in.fd, &sb) != 0) return file_error(c.path, "cannot stat CPU data", errno);
+    const uint64_t whole = static_cast<uint64_t>(sb.st_size) / page * page;
+    const uint64_t step = block.size() / page * page;
+    uint64_t off = 0;
+    while (off < whole) {
+        const size_t want = static_cast<size_t>(std::min<uint64_t>(step, whole - off));
+        size_t got = 0;
+        while (got < want) {
+            const ssize_t r = ::pread(in.fd, block.data() + got, want - got, static_cast<off_t>(off + got));
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0)
+                return file_error(c.path, "cannot read CPU data", errno, static_cast<int64_t>(off + got));
+            if (r == 0)
+                return Error(Errc::truncated, "CPU data shrank while copying")
+                    .in_file(c.path)
+                    .at_offset(static_cast<int64_t>(off + got));
+            got += static_cast<size_t>(r);
+        }
+        if (Status st = writer.write_pages({block.data(), want}); !st) return st;
+        if (spec.release_copied)
+            (void)::fallocate(in.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(off),
+                              static_cast<off_t>(want));
+        off += want;
+    }
+    return writer.end_cpu();
+}
+
 }  // namespace
 
-AssembleSpec capture_spec(const std::string& output, io::Compression compression, const std::string& buffer,
-                          const std::string& clock, uint32_t subbuf_size, std::vector<CpuDataFile> cpus) {
+AssembleSpec capture_spec(const std::string& output, io::Compression compression,
+                          std::vector<BufferData> buffers) {
     AssembleSpec spec;
     spec.output = output;
     spec.config.compression = compression;
-    spec.buffer_name = buffer;
-    spec.clock = clock;
-    spec.subbuf_size = subbuf_size;
-    spec.cpus = std::move(cpus);
+    spec.buffers = std::move(buffers);
     return spec;
 }
 
+std::string cpu_scratch_path(const std::string& output, size_t buffer_index, const std::string& name,
+                             int cpu) {
+    const std::string base = buffer_index == 0 ? output : output + "." + name;
+    return base + ".cpu" + std::to_string(cpu);
+}
+
 Status assemble_trace_dat(const AssembleSpec& spec, io::TraceMetadata metadata) {
-    const uint32_t page = spec.subbuf_size;
-    if (page == 0 || page % 8)
-        return Error(Errc::invalid_argument, "bad sub-buffer size").in_file(spec.output);
+    if (spec.buffers.empty()) return Error(Errc::invalid_argument, "no buffer to write").in_file(spec.output);
     std::vector<io::BufferSpec> buffers;
-    std::vector<uint32_t> ids;
-    for (const auto& c : spec.cpus) ids.push_back(static_cast<uint32_t>(c.cpu));
-    if (spec.buffer_name.empty()) {
-        buffers.push_back({"", spec.clock, page, ids});
-    } else {
-        // As trace-cmd extract -B writes it: an empty top buffer, then the instance.
-        buffers.push_back({"", spec.clock, page, {}});
-        buffers.push_back({spec.buffer_name, spec.clock, page, ids});
+    // As trace-cmd extract -B writes it: an empty top buffer, then the instances.
+    if (!spec.buffers.front().name.empty())
+        buffers.push_back({"", spec.buffers.front().clock, spec.buffers.front().subbuf_size, {}});
+    uint32_t largest = 0;
+    for (const BufferData& b : spec.buffers) {
+        if (b.subbuf_size == 0 || b.subbuf_size % 8)
+            return Error(Errc::invalid_argument, "bad sub-buffer size of buffer '" + b.name + "'")
+                .in_file(spec.output);
+        std::vector<uint32_t> ids;
+        for (const auto& c : b.cpus) ids.push_back(static_cast<uint32_t>(c.cpu));
+        buffers.push_back({b.name, b.clock, b.subbuf_size, std::move(ids)});
+        largest = std::max(largest, b.subbuf_size);
     }
     auto w = io::TraceDatWriter::create(spec.output, spec.config, std::move(metadata), std::move(buffers));
     if (!w) return std::move(w).error();
     io::TraceDatWriter& writer = **w;
 
-    std::vector<uint8_t> block(kBlockPages * page);
-    for (const auto& c : spec.cpus) {
-        if (Status st = writer.begin_cpu(); !st) return st;
-        if (spec.layout_only) {
-            if (Status st = writer.end_cpu(); !st) return st;
-            continue;
-        }
-        Fd in;
-        in.fd = ::open(c.path.c_str(), O_RDWR | O_CLOEXEC);
-        if (in.fd < 0) return file_error(c.path, "cannot open CPU data", errno);
-        struct stat sb {};
-        if (::fstat(in.fd, &sb) != 0) return file_error(c.path, "cannot stat CPU data", errno);
-        const uint64_t whole = static_cast<uint64_t>(sb.st_size) / page * page;
-        uint64_t off = 0;
-        while (off < whole) {
-            const size_t want = static_cast<size_t>(std::min<uint64_t>(block.size(), whole - off));
-            size_t got = 0;
-            while (got < want) {
-                const ssize_t r =
-                    ::pread(in.fd, block.data() + got, want - got, static_cast<off_t>(off + got));
-                if (r < 0 && errno == EINTR) continue;
-                if (r < 0)
-                    return file_error(c.path, "cannot read CPU data", errno, static_cast<int64_t>(off + got));
-                if (r == 0)
-                    return Error(Errc::truncated, "CPU data shrank while copying")
-                        .in_file(c.path)
-                        .at_offset(static_cast<int64_t>(off + got));
-                got += static_cast<size_t>(r);
-            }
-            if (Status st = writer.write_pages({block.data(), want}); !st) return st;
-            if (spec.release_copied)
-                (void)::fallocate(in.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(off),
-                                  static_cast<off_t>(want));
-            off += want;
-        }
-        if (Status st = writer.end_cpu(); !st) return st;
-    }
+    std::vector<uint8_t> block(kBlockPages * largest);
+    for (const BufferData& b : spec.buffers)
+        for (const auto& c : b.cpus)
+            if (Status st = copy_cpu(writer, spec, c, b.subbuf_size, block); !st) return st;
     return writer.finish();
 }
 

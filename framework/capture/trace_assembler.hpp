@@ -17,13 +17,20 @@ struct CpuDataFile {
     std::string path;
 };
 
+// One buffer's data: its name ("" = the top buffer), trace clock, sub-buffer size, CPU files.
+struct BufferData {
+    std::string name;
+    std::string clock;
+    uint32_t subbuf_size = 4096;
+    std::vector<CpuDataFile> cpus;
+};
+
 struct AssembleSpec {
     std::string output;
     io::WriterConfig config;
-    std::string buffer_name;  // "" = the top buffer; else an instance, after an empty top buffer
-    std::string clock;        // the buffer's trace clock
-    uint32_t subbuf_size = 4096;
-    std::vector<CpuDataFile> cpus;
+    // In file order. When the first is an instance, an empty top buffer goes before it (as
+    // trace-cmd extract -B and record -B write it).
+    std::vector<BufferData> buffers;
     // Free each block of a CPU file once copied (punching a hole), so that the copy needs little
     // more room than the data itself: what lets a recording that filled the disk still be saved.
     bool release_copied = false;
@@ -32,10 +39,14 @@ struct AssembleSpec {
     bool layout_only = false;
 };
 
-// The spec of a capture's file: OUTPUT with COMPRESSION, BUFFER's data (clock, sub-buffer size),
-// the CPU files.
-AssembleSpec capture_spec(const std::string& output, io::Compression compression, const std::string& buffer,
-                          const std::string& clock, uint32_t subbuf_size, std::vector<CpuDataFile> cpus);
+// The spec of a capture's file: OUTPUT with COMPRESSION and the buffers' data.
+AssembleSpec capture_spec(const std::string& output, io::Compression compression,
+                          std::vector<BufferData> buffers);
+
+// The scratch file of one CPU: OUTPUT.cpuN for the first buffer of a capture, OUTPUT.NAME.cpuN for
+// the next ones (the instances after it).
+std::string cpu_scratch_path(const std::string& output, size_t buffer_index, const std::string& name,
+                             int cpu);
 
 // Writes the file. A CPU file's trailing partial sub-buffer (a write cut by a full disk) is left
 // out. Errors name the output (or CPU file) and the offset.

@@ -37,11 +37,14 @@ constexpr const char* kOptions =
     "  -T              a stack trace with each event (options/stacktrace)\n"
     "  -O [no]OPTION   a trace option (ringscope list -o); -d: nofunction-trace\n"
     "  -b KB           per-CPU ring buffer size;  -C CLOCK  trace clock;  -M CPUMASK  CPUs traced (hex, -1)\n"
-    "  -B NAME         an instance: made and removed at the end, or one that exists, its settings put back\n"
+    "  -B NAME         an instance: made and removed at the end, or one that exists, its settings put back;\n"
+    "                  the options after it are its own (up to the next -B), those before any -B the top\n"
+    "                  buffer's (not recorded when it has no event or tracer)\n"
     "  --max-graph-depth N   function_graph depth\n"
     "  -k              leave the tracing state as set at the end\n";
 constexpr const char* kRecordOptions =
     "  -o FILE         output (trace.dat);  --compression none|zlib|zstd (zstd)\n"
+    "  --file-version 6|7  the trace.dat version (7; 6 is never compressed)\n"
     "  -m KB           keep at most about KB of data per CPU (the newest)\n"
     "  -s USECS        readers wake up every USECS instead of at the buffer's watermark\n"
     "  -r PRIO         readers at SCHED_FIFO priority PRIO\n"
@@ -64,6 +67,9 @@ struct Parser {
     bool negate = false, have_output = false, after_setup = false;
     std::string name;
 
+    // The buffer the options apply to: the top one until the first -B, then the last -B's.
+    capture::TraceSetup& current() { return o.instances.empty() ? o.setup : o.instances.back(); }
+
     int usage_error(const std::string& why) {
         ctx.error(name + ": " + why + " (see ringscope " + name + " --help)");
         return kExitUsage;
@@ -79,9 +85,9 @@ struct Parser {
 };
 
 int Parser::option(char c, const std::string& v) {
-    capture::TraceSetup& s = o.setup;
+    capture::TraceSetup& s = current();
     long n = 0;
-    if (std::strchr("efRapglnPcFTOdDCMbvi", c)) after_setup = true;
+    if (o.instances.empty() && std::strchr("efRapglnPcFTOdDCMbvi", c)) after_setup = true;
     switch (c) {
         case 'e':
             s.events.push_back({v, "", negate, {}});
@@ -157,14 +163,19 @@ int Parser::option(char c, const std::string& v) {
             if (!number(v, n) || n <= 0) return usage_error("bad buffer size -b " + v);
             s.buffer_kb = static_cast<uint64_t>(n);
             break;
-        case 'B':
-            if (!s.instance.empty()) return usage_error("ringscope records one buffer: one -B");
-            if (after_setup)
-                return usage_error(
-                    "-B must come first: ringscope records one buffer, and the options before "
-                    "-B would be the top buffer's");
-            s.instance = v;
+        case 'B': {
+            // trace-cmd's order: what follows -B NAME is that instance's, up to the next -B.
+            if (v.empty() || v.find('/') != std::string::npos || v == "." || v == "..")
+                return usage_error("bad instance name '" + v + "'");
+            for (const auto& in : o.instances)
+                if (in.instance == v) return usage_error("instance " + v + " given twice");
+            capture::TraceSetup in;
+            in.root = o.setup.root;
+            in.instance = v;
+            o.instances.push_back(std::move(in));
+            negate = false;
             break;
+        }
         case 'k':
             o.keep = true;
             break;
@@ -224,6 +235,9 @@ int Parser::long_option(const std::string& key, const std::string* value,
         long n = 0;
         if (!need(v) || !number(v, n) || n < 0) return usage_error("--max-graph-depth needs a number");
         o.setup.max_graph_depth = v;
+    } else if (key == "file-version" && which == CaptureCommand::record) {
+        if (!need(v) || (v != "6" && v != "7")) return usage_error("--file-version takes 6 or 7");
+        o.file_version = v == "6" ? 6 : 7;
     } else if (key == "compression" && which == CaptureCommand::record) {
         if (!need(v) || !parse_compression(v, o.compression))
             return usage_error("unknown compression '" + v + "' (none, zlib or zstd)");
@@ -291,12 +305,19 @@ int parse_capture_args(CliContext& ctx, CaptureCommand which, const std::vector<
     out.command.assign(args.begin() + static_cast<long>(i), args.end());
     if (which == CaptureCommand::start && !out.command.empty())
         return p.usage_error("Command start does not take any commands\nDid you mean 'record'?");
-    bool any_event = false;
-    for (const auto& e : out.setup.events) any_event |= !e.negated;
-    if (!any_event && out.setup.tracer.empty())
-        return p.usage_error("no event or plugin was specified... aborting");
-    if (out.setup.children && out.setup.pids.empty() && !out.filter_task)
-        return p.usage_error("-c can only be used with -P or -F");
+    // One -B and nothing before it: that instance is the buffer (an empty top buffer in the file).
+    if (out.instances.size() == 1 && !p.after_setup) {
+        out.setup = std::move(out.instances.front());
+        out.instances.clear();
+    }
+    if (which == CaptureCommand::stream && !out.instances.empty())
+        return p.usage_error("stream prints one buffer: one -B, with no option before it");
+    bool any_event = capture::traces_something(out.setup);
+    for (const auto& in : out.instances) any_event |= capture::traces_something(in);
+    if (!any_event) return p.usage_error("no event or plugin was specified... aborting");
+    for (const auto* s : capture::setups_of(out))
+        if (s->children && s->pids.empty() && !out.filter_task)
+            return p.usage_error("-c can only be used with -P or -F");
     return -1;
 }
 

@@ -15,10 +15,13 @@ namespace ringscope::cli {
 
 int run_extract(CliContext& ctx, const std::vector<std::string>& args) {
     po::options_description opts(
-        "usage: ringscope extract [-B INSTANCE] [-o FILE] [--compression none|zlib|zstd]\n\n"
+        "usage: ringscope extract [-B INSTANCE]... [-a] [-t] [-o FILE] [--compression none|zlib|zstd]\n\n"
         "Saves the events the ring buffers hold now into a trace.dat (version 7), consuming them, as\n"
         "trace-cmd extract does. The tracing state is left as it is.\n\nOptions");
-    opts.add_options()("help,h", "this text")("instance,B", po::value<std::string>(), "an existing instance")(
+    opts.add_options()("help,h", "this text")("instance,B", po::value<std::vector<std::string>>(),
+                                              "an existing instance (repeatable); the top buffer is left out "
+                                              "unless -t")(
+        "all,a", "every instance (without the top buffer unless -t)")("top,t", "the top buffer too")(
         "output,o", po::value<std::string>()->default_value("trace.dat"), "output file")(
         "compression", po::value<std::string>()->default_value("zstd"), "none, zlib or zstd")("quiet,q",
                                                                                               "no summary");
@@ -26,7 +29,9 @@ int run_extract(CliContext& ctx, const std::vector<std::string>& args) {
     po::variables_map vm;
     if (int rc = parse_options(ctx, "extract", opts, pos, args, vm); rc >= 0) return rc;
     capture::ExtractOptions o;
-    if (vm.count("instance")) o.instance = vm["instance"].as<std::string>();
+    if (vm.count("instance")) o.instances = vm["instance"].as<std::vector<std::string>>();
+    o.all = vm.count("all") > 0;
+    o.top = vm.count("top") > 0;
     o.output = vm["output"].as<std::string>();
     // "-" would be a file named "-" here: only a regular file (or a new one) is written.
     if (Status s = check_outputs({o.output == "-" ? "./-" : o.output}, {}); !s) {

@@ -75,26 +75,35 @@ int run_start(CliContext& ctx, const std::vector<std::string>& args) {
     if (int rc = parse_capture_args(ctx, CaptureCommand::start, args, o); rc >= 0) return rc;
     recover_tracing_state(ctx);
     capture::SignalScope signals;  // a signal during the set-up: everything is put back
-    auto session = capture::TracingSession::start(o.setup);
-    if (!session) {
-        ctx.error("start: " + session.error().to_string());
-        return kExitRuntime;
+    // One session per buffer (the top one, then each -B), all kept running.
+    std::vector<std::unique_ptr<capture::TracingSession>> sessions;
+    Status st;
+    for (const capture::TraceSetup* setup : capture::setups_of(o)) {
+        auto session = capture::TracingSession::start(*setup);
+        if (!session) {
+            st = std::move(session).error();
+            break;
+        }
+        sessions.push_back(std::move(*session));
     }
-    Status st = o.filter_task ? (*session)->trace_only_pid(static_cast<int>(::getpid())) : Status{};
-    if (st) st = (*session)->set_tracing(true);
+    for (auto& s : sessions)
+        if (st && o.filter_task) st = s->trace_only_pid(static_cast<int>(::getpid()));
+    for (auto& s : sessions)
+        if (st) st = s->set_tracing(true);
     timespec zero{0, 0};
     siginfo_t info;
     if (st && sigtimedwait(&signals.set(), &info, &zero) > 0 && info.si_signo != SIGCHLD)
         st = Error(Errc::io, std::string("interrupted by ") + strsignal(info.si_signo));
     if (!st) {
-        (void)(*session)->restore();
+        for (auto it = sessions.rbegin(); it != sessions.rend(); ++it) (void)(*it)->restore();
         ctx.error("start: " + st.error().to_string() + " (the tracing state was put back)");
         return kExitRuntime;
     }
-    if (Status kept = (*session)->keep(); !kept) {
-        ctx.error("start: " + kept.error().to_string());
-        return kExitRuntime;
-    }
+    for (auto& s : sessions)
+        if (Status kept = s->keep(); !kept) {
+            ctx.error("start: " + kept.error().to_string());
+            return kExitRuntime;
+        }
     return kExitOk;
 }
 

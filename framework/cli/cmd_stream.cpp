@@ -198,8 +198,7 @@ int StreamRun::run(const capture::RecordOptions& o) {
     capture::AssembleSpec spec;
     spec.output = tmp;
     spec.config.compression = io::Compression::none;
-    spec.clock = *clock;
-    spec.subbuf_size = subbuf_;
+    spec.buffers.push_back({"", *clock, subbuf_, {}});
     Status made = capture::assemble_trace_dat(spec, std::move(*meta));
     if (!made) {
         ::unlink(tmp.c_str());

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 
+#include "framework/capture/capture_recovery.hpp"
 #include "framework/engine/parallel_for.hpp"
 #include "framework/symbols/lazy_kallsyms_resolver.hpp"
 
@@ -37,7 +38,10 @@ TraceFile::TraceFile(io::TraceDatReader reader, const ResolverService* shared)
 Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, const OpenOptions& options,
                                                      const ResolverService* shared) {
     auto reader = io::TraceDatReader::open(path, options.threads);
-    if (!reader) return std::move(reader).error().in_file(path);
+    if (!reader) {
+        if (auto killed = capture::unfinished_capture_error(path)) return std::move(*killed);
+        return std::move(reader).error().in_file(path);
+    }
     std::unique_ptr<TraceFile> f(new TraceFile(std::move(*reader), shared));
     f->path_ = path;  // as the user gave it (trace-cmd prints it so)
     const io::TraceMetadata& md = f->reader_.metadata();

@@ -96,6 +96,15 @@ struct RawOption {
     std::vector<uint8_t> data;
 };
 
+// A v7 section written for an option that holds its offset (trace-cmd 3.4's BTF_FILE,
+// LAST_BOOT_INFO, MODULES_FILE): the payload as stored, uncompressed. v6 files have no sections:
+// the writer leaves these out there.
+struct ExtraSection {
+    OptionId id = OptionId::done;
+    std::string description;  // the section's name in the strings table ("BTF", ...)
+    std::string data;
+};
+
 // Every option of a file except the structural ones (DONE, BUFFER, BUFFER_TEXT and the v7 section
 // offsets), which the reader turns into buffers and sections.
 struct TraceDatOptions {
@@ -149,6 +158,8 @@ struct TraceMetadata {
     std::string saved_cmdlines;
     uint32_t cpu_count = 0;  // v6 header word; v7: CPUCOUNT (options.cpu_count wins if both set)
     TraceDatOptions options;
+    // Written by TraceDatWriter (v7) after the printk section, each pointed to by its option.
+    std::vector<ExtraSection> extra_sections;
     // v6 only: the trace_clock text stored after the top buffer's "flyrecord" CPU table (written
     // only when options.trace_clock is set, as trace-cmd does).
     std::optional<std::string> flyrecord_clock;

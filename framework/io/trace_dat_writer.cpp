@@ -350,17 +350,28 @@ struct TraceDatWriter::State {
                 section(OptionId::printk, "printk", [&](ByteSink& p) { put_sized4(p, meta.printk_formats); });
             !st)
             return st;
+        // trace-cmd 3.4's order: BTF (and the other new sections) between printk and cmdlines.
+        std::vector<std::pair<OptionId, uint64_t>> extra;  // several of one id are kept, in order
+        for (const ExtraSection& x : meta.extra_sections) {
+            ByteSink p(cfg.big_endian);
+            p.put_text(x.data);
+            auto at = write_section(x.id, x.description.c_str(), z, p);
+            if (!at) return std::move(at).error();
+            extra.emplace_back(x.id, *at);
+        }
         if (auto st = section(OptionId::cmdlines, "command lines",
                               [&](ByteSink& p) { put_sized8(p, meta.saved_cmdlines); });
             !st)
             return st;
 
         ByteSink o(cfg.big_endian);
-        for (const auto& [id, off] : offsets) {
+        auto put_offset = [&](OptionId id, uint64_t off) {
             ByteSink v(cfg.big_endian);
             v.put<uint64_t>(off);
             encode_option(o, static_cast<uint16_t>(id), v.buffer());
-        }
+        };
+        for (const auto& [id, off] : offsets) put_offset(id, off);
+        for (const auto& [id, off] : extra) put_offset(id, off);
         TraceDatOptions opts = meta.options;
         if (!opts.cpu_count) opts.cpu_count = cpu_count();
         encode_options(opts, o);

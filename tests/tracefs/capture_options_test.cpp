@@ -155,7 +155,8 @@ TEST(CaptureOptions, CombinationsTraceCmdRefusesAreRefusedWithItsReasons) {
         {"record -e sched -X", "unrecognised option '-X'"},
         {"record -e sched --bogus", "unrecognised option '--bogus'"},
         {"record -e sched -b", "option -b needs a value"},
-        {"record -e sched -B inst", "-B must come first"},
+        {"record -e sched -B inst -e irq -B inst -e timer", "instance inst given twice"},
+        {"stream -e sched -B inst -e irq", "stream prints one buffer"},
     };
     for (const auto& [args, why] : cases) {
         SCOPED_TRACE(args);

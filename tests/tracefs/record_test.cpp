@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 #include <thread>
@@ -346,4 +347,55 @@ TEST(Extract, SavesTheInstanceBufferAsTraceCmdDoes) {
     }
     EXPECT_TRUE(instance_exists(root, inst_name));  // extract leaves the instance alone
     EXPECT_TRUE(inst->destroy());
+}
+
+// Several buffers, as trace-cmd extract takes them: -B (repeatable) and -a leave the top buffer
+// out unless -t; each instance's events stay in its buffer.
+TEST(Extract, SeveralBuffersWithBAndA) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("extract_several");
+    std::vector<tracefs::Instance> insts;
+    for (const char* what : {"exa", "exb"}) {
+        auto in = tracefs::Instance::create(unique_name(what), root);
+        ASSERT_TRUE(in);
+        insts.push_back(*in);
+    }
+    struct Remove {
+        std::vector<tracefs::Instance>& v;
+        ~Remove() {
+            for (auto& i : v) (void)i.destroy();
+        }
+    } remove{insts};
+    const std::string a = insts[0].name(), b = insts[1].name();
+    for (const char* args : {"-B A -B B -t", "-a"}) {
+        SCOPED_TRACE(args);
+        for (size_t i = 0; i < insts.size(); ++i)
+            ASSERT_EQ(sh(MARKER_WRITER_BIN " " + insts[i].path("trace_marker") + " " +
+                         std::to_string(100 * (i + 1)) + " 2>/dev/null"),
+                      0);
+        std::string cmd = args;
+        cmd = std::regex_replace(cmd, std::regex("-B A"), "-B " + a);
+        cmd = std::regex_replace(cmd, std::regex("-B B"), "-B " + b);
+        const std::string f = dir + "/x.dat";
+        ASSERT_EQ(sh("rm -f " + f + " && " + kRs + " extract " + cmd + " -o " + f + " > " + f + ".log 2>&1"),
+                  0)
+            << read_file(f + ".log");
+        auto rd = io::TraceDatReader::open(f);
+        ASSERT_TRUE(rd) << rd.error().to_string();
+        std::vector<std::string> names;
+        for (const auto& buf : rd->buffers()) names.push_back(buf.name);
+        if (std::string(args) == "-a") {
+            EXPECT_EQ(names.front(), "");  // the empty top buffer trace-cmd writes first
+            EXPECT_TRUE(rd->buffers().front().cpus.empty());
+            EXPECT_NE(std::find(names.begin(), names.end(), a), names.end());
+            EXPECT_NE(std::find(names.begin(), names.end(), b), names.end());
+        } else {
+            EXPECT_EQ(names, (std::vector<std::string>{"", a, b}));
+            EXPECT_FALSE(rd->buffers().front().cpus.empty());
+        }
+        const std::string rs = report_checked_against_trace_cmd(f);
+        EXPECT_EQ(count(rs, a + ": "), 100u);
+        EXPECT_EQ(count(rs, b + ": "), 200u);
+    }
 }

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -28,22 +29,6 @@ std::string journal_env(const std::string& dir) {
     return "RINGSCOPE_JOURNAL_DIR=" + dir + "/journal";
 }
 
-// Forks `ringscope ARGS...` with stdout/stderr to files; returns the pid.
-pid_t spawn(const std::string& dir, const std::vector<std::string>& args, const std::string& out_name) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::setenv("RINGSCOPE_JOURNAL_DIR", (dir + "/journal").c_str(), 1);
-        std::freopen((dir + "/" + out_name + ".err").c_str(), "w", stderr);
-        std::freopen((dir + "/" + out_name + ".out").c_str(), "w", stdout);
-        std::vector<char*> argv{const_cast<char*>("ringscope")};
-        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-        argv.push_back(nullptr);
-        ::execv(RINGSCOPE_BIN, argv.data());
-        ::_exit(127);
-    }
-    return pid;
-}
-
 // Until tracing is on with the clock the command sets (its set-up is complete).
 bool wait_started(const std::string& root, const char* clock) {
     auto top = tracefs::Instance::top(root);
@@ -54,18 +39,6 @@ bool wait_started(const std::string& root, const char* clock) {
         if (on && *on && c && *c == clock) return true;
     }
     return false;
-}
-
-int wait_exit(pid_t pid) {
-    int status = 0;
-    for (int i = 0; i < 1000; ++i) {
-        if (::waitpid(pid, &status, WNOHANG) == pid) return status;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    ADD_FAILURE() << "the command did not end within 20 s of the signal";
-    return status;
 }
 
 // Settings that touch many files: events (one with a filter, one with a trigger), size, clock, stacktrace,
@@ -270,6 +243,11 @@ TEST(StateRestore, AfterSigkillTheRecordedDataIsSaved) {
         ASSERT_GT(spliced, 0) << "nothing was spliced before the kill";
         ASSERT_EQ(file_size(out), -1);
         if (by_hand) {
+            // Before the recovery, report says how to get the file: one line, exit 1.
+            EXPECT_EQ(sh(kRs + " report " + out + " > /dev/null 2> " + dir + "/report.err"), 1);
+            const std::string rerr = read_file(dir + "/report.err");
+            EXPECT_NE(rerr.find("run `ringscope record --recover " + out + "`"), std::string::npos) << rerr;
+            EXPECT_EQ(std::count(rerr.begin(), rerr.end(), '\n'), 1) << rerr;
             ASSERT_EQ(sh(kRs + " record --recover " + out + " 2> " + dir + "/recover.err"), 0)
                 << read_file(dir + "/recover.err");
         }

@@ -3,14 +3,18 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -88,6 +92,36 @@ inline std::string scratch_dir(const std::string& name) {
 
 inline bool instance_exists(const std::string& root, const std::string& name) {
     return ::access((root + "/instances/" + name).c_str(), F_OK) == 0;
+}
+
+// Forks `ringscope ARGS...` with stdout/stderr to files; returns the pid.
+inline pid_t spawn(const std::string& dir, const std::vector<std::string>& args,
+                   const std::string& out_name) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::setenv("RINGSCOPE_JOURNAL_DIR", (dir + "/journal").c_str(), 1);
+        std::freopen((dir + "/" + out_name + ".err").c_str(), "w", stderr);
+        std::freopen((dir + "/" + out_name + ".out").c_str(), "w", stdout);
+        std::vector<char*> argv{const_cast<char*>("ringscope")};
+        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execv(RINGSCOPE_BIN, argv.data());
+        ::_exit(127);
+    }
+    return pid;
+}
+
+// Waits up to 20 s for PID to end (then kills it and fails the test); its status.
+inline int wait_exit(pid_t pid) {
+    int status = 0;
+    for (int i = 0; i < 1000; ++i) {
+        if (::waitpid(pid, &status, WNOHANG) == pid) return status;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    ADD_FAILURE() << "the command did not end within 20 s of the signal";
+    return status;
 }
 
 }  // namespace rs_tracefs_test
