@@ -204,7 +204,15 @@ void encode_options(const TraceDatOptions& o, ByteSink& out) {
         }
         encode_option(out, static_cast<uint16_t>(OptionId::time_shift), p.buffer());
     }
-    for (const auto& r : o.unknown) encode_option(out, r.id, r.data);
+    for (const auto& r : o.unknown) {
+        // trace-cmd 3.4's BTF_FILE, LAST_BOOT_INFO and MODULES_FILE hold the offset of a section of
+        // the file they were read from: in another file it would point at nothing. The writer
+        // writes its own, for the sections the metadata carries (extra_sections).
+        if (r.id >= static_cast<uint16_t>(OptionId::btf_file) &&
+            r.id <= static_cast<uint16_t>(OptionId::modules_file))
+            continue;
+        encode_option(out, r.id, r.data);
+    }
     if (o.cpu_count) {
         ByteSink p(big);
         p.put<uint32_t>(*o.cpu_count);

@@ -385,3 +385,33 @@ TEST(Writer, RecordedTracesRoundTrip) {
         }
     }
 }
+
+// trace-cmd 3.4's BTF_FILE (23), LAST_BOOT_INFO (24) and MODULES_FILE (25) options hold offsets of
+// sections of their own file: a copy must not carry them over pointing at nothing (it once did).
+TEST(Writer, CopyOfATraceCmd34FileDropsItsSectionOffsets) {
+    const std::string f = std::string(RINGSCOPE_SHARED_DIR) + "/conformance/trace-cmd-3.4/extract-3.4.dat";
+    if (!std::filesystem::exists(f)) GTEST_SKIP() << "no " << f;
+    auto src = TraceDatReader::open(f);
+    ASSERT_TRUE(src) << src.error().to_string();
+    auto is_section_offset = [](const RawOption& r) {
+        return r.id >= static_cast<uint16_t>(OptionId::btf_file) &&
+               r.id <= static_cast<uint16_t>(OptionId::modules_file);
+    };
+    const auto& before = src->metadata().options.unknown;
+    ASSERT_EQ(std::count_if(before.begin(), before.end(), is_section_offset), 1)
+        << "the file has a BTF section";
+    iotest::TempDir tmp;
+    const std::string out = tmp.file("copy.dat");
+    WriterConfig cfg;
+    cfg.compression = Compression::zstd;
+    auto st = write_trace_dat_copy(*src, out, cfg);
+    ASSERT_TRUE(st) << st.error().to_string();
+    auto back = TraceDatReader::open(out);
+    ASSERT_TRUE(back) << back.error().to_string();
+    const auto& after = back->metadata().options.unknown;
+    EXPECT_EQ(std::count_if(after.begin(), after.end(), is_section_offset), 0);
+    EXPECT_EQ(after.size() + 1, before.size());
+    if (iotest::have_trace_cmd()) {
+        EXPECT_EQ(report(out), report(f));
+    }
+}
