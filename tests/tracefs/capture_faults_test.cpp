@@ -128,8 +128,9 @@ TEST(CaptureFaults, DiskFullWhileRecording) {
     const std::string dir = scratch_dir("fault_diskfull");
     const std::string mnt = dir + "/small";
     sh("mkdir -p " + mnt);
-    // Room for the metadata reserve (kallsyms, formats) and a few MB of events.
-    if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=12m") != 0) {
+    // Room for the metadata reserve (kallsyms, formats, and the kernel's BTF: 5.5 MB here, in the
+    // head and in the reserve with --compression none) and a few MB of events.
+    if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=24m") != 0) {
         GTEST_SKIP() << "cannot mount a tmpfs";
     }
     const std::string inst = unique_name("full");
