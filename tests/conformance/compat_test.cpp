@@ -239,7 +239,7 @@ TEST_P(TraceCmd31Live, SameOutput) {
     if (trace_cmd.empty()) GTEST_SKIP() << "trace-cmd is not installed";
     std::vector<std::string> args = {"report"};
     args.insert(args.end(), c.args.begin(), c.args.end());
-    RunResult ref = run_program(trace_cmd, args, c.dir, kTimeoutSeconds);
+    RunResult ref = run_oracle(trace_cmd, args, c.dir, kTimeoutSeconds);
     ASSERT_TRUE(ref.error.empty() && !ref.timed_out)
         << ref.error << "\n  " << command_line(c.dir, trace_cmd, args);
     expect_same(c, "3.1", ref.out, ref.exit_code);

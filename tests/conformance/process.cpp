@@ -136,4 +136,14 @@ std::string find_on_path(const std::string& name) {
     return "";
 }
 
+RunResult run_oracle(const std::string& program, const std::vector<std::string>& args, const std::string& cwd,
+                     int timeout_seconds) {
+    RunResult first = run_program(program, args, cwd, timeout_seconds);
+    if (!first.error.empty() || first.timed_out) return first;
+    RunResult second = run_program(program, args, cwd, timeout_seconds);
+    if (second.out == first.out && second.exit_code == first.exit_code) return first;
+    RunResult third = run_program(program, args, cwd, timeout_seconds);
+    return third.out == second.out && third.exit_code == second.exit_code ? second : first;
+}
+
 }  // namespace ringscope::conformance

@@ -141,7 +141,7 @@ TEST(FgraphRealTrace, MatchesTraceCmd31) {
                                           {"-t", kReal}}) {
         std::vector<std::string> tc_args = {"report"};
         tc_args.insert(tc_args.end(), args.begin(), args.end());
-        const RunResult want = run_program(tc, tc_args, kExternal, kTimeout);
+        const RunResult want = run_oracle(tc, tc_args, kExternal, kTimeout);
         ASSERT_EQ(want.exit_code, 0) << want.err;
         expect_same(want.out, report(args, kExternal), show(args));
     }
