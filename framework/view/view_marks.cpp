@@ -67,7 +67,9 @@ void ViewMarks::mark(const Event& ev, std::string_view label, std::string_view d
 
 void ViewMarks::finish(const engine::TraceSet& set) {
     for (const auto& [key, seen] : threads_) {
-        const auto& [file, pid] = key;
+        // Plain copies, not a structured binding: clang 14 (the fuzz build) cannot capture one.
+        const size_t file = key.first;
+        const int pid = key.second;
         std::optional<size_t> guest;
         for (const io::GuestInfo& g : set.file(file).reader().options().guests) {
             const bool runs = std::any_of(g.vcpus.begin(), g.vcpus.end(),
