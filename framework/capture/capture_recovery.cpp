@@ -11,33 +11,19 @@
 #include <ringscope/tracefs.hpp>
 
 #include "framework/io/trace_dat_reader.hpp"
+#include "framework/io/unfinished_trace.hpp"
 
 namespace ringscope::capture {
-
-std::string capture_head_path(const std::string& output) {
-    return output + ".head";
-}
-
-std::optional<Error> unfinished_capture_error(const std::string& output) {
-    struct stat st {};
-    if (::stat(output.c_str(), &st) == 0 || errno != ENOENT) return std::nullopt;
-    if (::stat(capture_head_path(output).c_str(), &st) != 0) return std::nullopt;
-    return Error(Errc::not_found,
-                 "not written: the record that made it was killed; run `ringscope record "
-                 "--recover " +
-                     output + "` to save it from " + capture_head_path(output) + " and its CPU files")
-        .in_file(output);
-}
 
 Status write_capture_head(AssembleSpec spec, io::TraceMetadata metadata) {
     spec.layout_only = true;
     spec.release_copied = false;
-    spec.output = capture_head_path(spec.output);
+    spec.output = io::unfinished_trace_head(spec.output);
     return assemble_trace_dat(spec, std::move(metadata));
 }
 
 Expected<RecoveredCapture> recover_capture(const std::string& output) {
-    const std::string head = capture_head_path(output);
+    const std::string head = io::unfinished_trace_head(output);
     struct stat st {};
     if (::stat(head.c_str(), &st) != 0)
         return Error(Errc::not_found, std::string("no unfinished recording: ") + std::strerror(errno))

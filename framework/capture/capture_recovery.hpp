@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include <ringscope/error.hpp>
@@ -15,8 +14,6 @@
 
 namespace ringscope::capture {
 
-std::string capture_head_path(const std::string& output);
-
 // Writes OUTPUT.head: SPEC's layout (spec.output is the final output) with METADATA, no data.
 Status write_capture_head(AssembleSpec spec, io::TraceMetadata metadata);
 
@@ -24,10 +21,6 @@ struct RecoveredCapture {
     size_t cpus = 0;
     uint64_t bytes = 0;  // CPU data now in OUTPUT
 };
-
-// When OUTPUT does not exist but OUTPUT.head does (a record that was killed before it could
-// write its file, and no recovery ran since): the one-line error that says how to get the file.
-std::optional<Error> unfinished_capture_error(const std::string& output);
 
 // Errc::not_found when OUTPUT.head does not exist (nothing to recover: the recording finished).
 // Other errors name the head or CPU file (and the offset). On success the scratch files are gone.

@@ -22,6 +22,7 @@
 #include "framework/capture/kernel_sections.hpp"
 #include "framework/capture/metadata.hpp"
 #include "framework/capture/trace_assembler.hpp"
+#include "framework/io/unfinished_trace.hpp"
 
 namespace ringscope::capture {
 
@@ -373,7 +374,8 @@ Expected<CaptureResult> record(const RecordOptions& options) {
     // Killed from here on (SIGKILL, a crash), the next command assembles the file from the head
     // and the CPU files: the journal names it.
     if (Status st = write_capture_head(spec, *meta); !st) return std::move(st).error();
-    if (Status st = files.adopt_locked(capture_head_path(o.output)); !st) return std::move(st).error();
+    if (Status st = files.adopt_locked(io::unfinished_trace_head(o.output)); !st)
+        return std::move(st).error();
     std::error_code ec;
     const std::filesystem::path abs = std::filesystem::absolute(o.output, ec);
     if (Status st = first.note_capture(ec ? o.output : abs.lexically_normal().string()); !st)

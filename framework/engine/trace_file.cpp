@@ -5,8 +5,8 @@
 #include <cstring>
 #include <optional>
 
-#include "framework/capture/capture_recovery.hpp"
 #include "framework/engine/parallel_for.hpp"
+#include "framework/io/unfinished_trace.hpp"
 #include "framework/symbols/lazy_kallsyms_resolver.hpp"
 
 namespace ringscope::engine {
@@ -39,7 +39,7 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
                                                      const ResolverService* shared) {
     auto reader = io::TraceDatReader::open(path, options.threads);
     if (!reader) {
-        if (auto killed = capture::unfinished_capture_error(path)) return std::move(*killed);
+        if (auto killed = io::unfinished_trace_error(path)) return std::move(*killed);
         return std::move(reader).error().in_file(path);
     }
     std::unique_ptr<TraceFile> f(new TraceFile(std::move(*reader), shared));
