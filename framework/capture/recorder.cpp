@@ -320,6 +320,54 @@ AssembleSpec record_spec(const RecordOptions& o, const std::vector<BufferRun>& r
     return spec;
 }
 
+// The file's metadata: formats of the recorded events (or all), 3.4's kernel sections, and the
+// date offset when asked.
+Expected<io::TraceMetadata> record_metadata(const RecordOptions& o, std::vector<BufferRun>& runs,
+                                            const std::optional<io::Tsc2Nsec>& tsc2nsec) {
+    TracingSession& first = *runs.front().session;
+    const tracefs::Instance& inst = first.instance();
+    const uint32_t ncpus = static_cast<uint32_t>(first.cpus().size());
+    const EventSelection events = all_events(runs);
+    auto meta = collect_metadata(inst, o.all_formats ? nullptr : &events, ncpus);
+    if (!meta) return std::move(meta).error();
+    meta->options.tsc2nsec = tsc2nsec;
+    std::vector<const tracefs::Instance*> recorded;
+    for (const auto& run : runs) recorded.push_back(&run.instance());
+    add_kernel_sections(*meta, recorded);
+    if (o.date) {
+        auto clock = inst.clock();
+        if (!clock) return std::move(clock).error();
+        auto scratch = first.make_scratch_instance("ringscope-date-" + std::to_string(::getpid()));
+        if (!scratch) return std::move(scratch).error();
+        auto date = measure_date_offset(*scratch, *clock);
+        (void)scratch->destroy();
+        if (!date) return std::move(date).error();
+        meta->options.date = std::move(*date);
+    }
+    return meta;
+}
+
+// What the user is told at the end: a failure while recording still leaves the file (said so),
+// a failure to save or to restore names what was kept.
+Expected<CaptureResult> record_outcome(const RecordOptions& o, CaptureResult res,
+                                       std::optional<Error> failure, Status written, Status restored) {
+    if (!written) {
+        Error e = std::move(written).error();
+        if (failure)
+            e = Error(e.code(), failure->to_string() + "; then saving the trace failed: " + e.to_string());
+        return e;
+    }
+    if (!restored)
+        return Error(restored.error().code(),
+                     "the trace was saved to " + o.output +
+                         ", but restoring the tracing state failed: " + restored.error().to_string());
+    if (o.log) print_capture_summary(o.log, res, o.output);
+    if (failure)
+        return Error(failure->code(), failure->to_string() + "; recording stopped: " + o.output +
+                                          " holds the data captured up to then");
+    return res;
+}
+
 }  // namespace
 
 Expected<CaptureResult> record(const RecordOptions& options) {
@@ -345,25 +393,9 @@ Expected<CaptureResult> record(const RecordOptions& options) {
     } restore_on_exit{runs};
     TracingSession& first = *runs.front().session;
     const tracefs::Instance& inst = first.instance();
-    const uint32_t ncpus = static_cast<uint32_t>(first.cpus().size());
 
-    const EventSelection events = all_events(runs);
-    auto meta = collect_metadata(inst, o.all_formats ? nullptr : &events, ncpus);
+    auto meta = record_metadata(o, runs, *tsc2nsec);
     if (!meta) return std::move(meta).error();
-    meta->options.tsc2nsec = *tsc2nsec;
-    std::vector<const tracefs::Instance*> recorded;
-    for (const auto& run : runs) recorded.push_back(&run.instance());
-    add_kernel_sections(*meta, recorded);
-    if (o.date) {
-        auto clock = inst.clock();
-        if (!clock) return std::move(clock).error();
-        auto scratch = first.make_scratch_instance("ringscope-date-" + std::to_string(::getpid()));
-        if (!scratch) return std::move(scratch).error();
-        auto date = measure_date_offset(*scratch, *clock);
-        (void)scratch->destroy();
-        if (!date) return std::move(date).error();
-        meta->options.date = std::move(*date);
-    }
 
     auto subbuf = inst.subbuf_size();
     if (!subbuf) return std::move(subbuf).error();
@@ -414,21 +446,7 @@ Expected<CaptureResult> record(const RecordOptions& options) {
         }
         res.command_status = status;
     }
-    if (!written) {
-        Error e = std::move(written).error();
-        if (failure)
-            e = Error(e.code(), failure->to_string() + "; then saving the trace failed: " + e.to_string());
-        return e;
-    }
-    if (!restored)
-        return Error(restored.error().code(),
-                     "the trace was saved to " + o.output +
-                         ", but restoring the tracing state failed: " + restored.error().to_string());
-    if (o.log) print_capture_summary(o.log, res, o.output);
-    if (failure)
-        return Error(failure->code(), failure->to_string() + "; recording stopped: " + o.output +
-                                          " holds the data captured up to then");
-    return res;
+    return record_outcome(o, std::move(res), std::move(failure), std::move(written), std::move(restored));
 }
 
 void print_capture_summary(FILE* out, const CaptureResult& r, const std::string& output) {
