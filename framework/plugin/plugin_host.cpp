@@ -3,6 +3,7 @@
 #include "framework/plugin/plugin_paths.hpp"
 #include "framework/plugin/plugin_probe.hpp"
 #include "framework/plugin/print_options.hpp"
+#include "framework/plugin/staging_registry.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -15,48 +16,6 @@ namespace fs = std::filesystem;
 
 namespace ringscope::plugin {
 namespace {
-
-// Collects one plugin's registrations so that a plugin failing half-way registers nothing.
-class StagingRegistry final : public PluginRegistry {
-  public:
-    void add_decoder(std::shared_ptr<Decoder> decoder) override {
-        if (decoder) decoders.push_back(std::move(decoder));
-    }
-    void add_handler(HandlerFactory factory) override {
-        if (factory) handlers.push_back(std::move(factory));
-    }
-    void add_resolver(std::string domain, std::shared_ptr<const SymbolResolver> resolver) override {
-        if (resolver) resolvers.emplace_back(std::move(domain), std::move(resolver));
-    }
-    void add_command(Command command) override {
-        if (command.run) commands.push_back(std::move(command));
-    }
-    void add_report_option(ReportOption option) override {
-        if (option.factory && (!option.long_name.empty() || option.short_name))
-            report_options.push_back(std::move(option));
-    }
-    void add_analysis(AnalysisSpec spec) override {
-        if (spec.create && !spec.name.empty()) analyses.push_back(std::move(spec));
-    }
-    const PrintOptionValue& add_print_option(PrintOption option) override {
-        auto value = std::make_shared<PrintOptionValue>(PrintOptionValue{option.set, option.default_value});
-        print_options.emplace_back(std::move(option), value);
-        return *value;
-    }
-
-    void add_timeline_annotator(TimelineAnnotatorFactory factory) override {
-        if (factory) annotators.push_back(std::move(factory));
-    }
-
-    std::vector<std::shared_ptr<Decoder>> decoders;
-    std::vector<HandlerFactory> handlers;
-    std::vector<TimelineAnnotatorFactory> annotators;
-    std::vector<std::pair<std::string, std::shared_ptr<const SymbolResolver>>> resolvers;
-    std::vector<Command> commands;
-    std::vector<ReportOption> report_options;
-    std::vector<AnalysisSpec> analyses;
-    std::vector<std::pair<PrintOption, std::shared_ptr<PrintOptionValue>>> print_options;
-};
 
 std::string what_of(const std::exception_ptr& e) {
     try {
@@ -124,6 +83,53 @@ bool PluginHost::load_file(const std::string& path) {
     return load_in_process(path);
 }
 
+namespace {
+
+// The descriptor behind a loaded library's entry symbol, checked; the reason when it is unusable.
+Expected<const PluginDescriptor*> plugin_descriptor(boost::dll::shared_library& lib) {
+    auto bad = [](std::string why) { return Error(Errc::plugin, std::move(why)); };
+    if (!lib.has(kPluginEntrySymbol))
+        return bad(std::string("not a ringscope plugin: no '") + kPluginEntrySymbol + "' entry symbol");
+    const PluginDescriptor* desc = nullptr;
+    try {
+        desc = &lib.get_alias<const PluginDescriptor>(kPluginEntrySymbol);
+    } catch (const std::exception& e) {
+        return bad(std::string("cannot read the entry symbol: ") + e.what());
+    }
+    if (!desc) return bad("null plugin descriptor");
+    if (desc->abi != kSdkAbi) {
+        return bad("built for SDK ABI " + std::to_string(desc->abi) + ", this ringscope has ABI " +
+                   std::to_string(kSdkAbi) + " (rebuild the plugin against SDK " + kSdkVersion + ")");
+    }
+    if (!desc->name || !*desc->name || !desc->create) return bad("descriptor without a name or factory");
+    return desc;
+}
+
+// Makes one object with each factory to learn its name; a factory that throws is left out, with a
+// diagnostic, and one that makes nothing is kept or not as KEEP_EMPTY says.
+template <class Factory, class Note>
+std::vector<Factory> probe_factories(std::vector<Factory>& factories, bool keep_empty,
+                                     const std::string& what, const std::string& plugin,
+                                     const std::string& path, std::vector<std::string>& diagnostics,
+                                     Note note) {
+    std::vector<Factory> kept;
+    for (auto& f : factories) {
+        try {
+            auto made = f();
+            if (made) note(*made);
+            if (!made && !keep_empty) continue;
+        } catch (...) {
+            diagnostics.push_back("plugin " + path + ": a " + what + " factory of '" + plugin +
+                                  "' failed: " + what_of(std::current_exception()));
+            continue;
+        }
+        kept.push_back(std::move(f));
+    }
+    return kept;
+}
+
+}  // namespace
+
 bool PluginHost::load_in_process(const std::string& path) {
     auto fail = [&](const std::string& why) {
         diagnostics_.push_back("plugin " + path + ": " + why);
@@ -136,22 +142,9 @@ bool PluginHost::load_in_process(const std::string& path) {
     } catch (const std::exception& e) {
         return fail(std::string("not a loadable shared object (") + e.what() + ")");
     }
-    if (!lib.has(kPluginEntrySymbol))
-        return fail(std::string("not a ringscope plugin: no '") + kPluginEntrySymbol + "' entry symbol");
-
-    const PluginDescriptor* desc = nullptr;
-    try {
-        desc = &lib.get_alias<const PluginDescriptor>(kPluginEntrySymbol);
-    } catch (const std::exception& e) {
-        return fail(std::string("cannot read the entry symbol: ") + e.what());
-    }
-    if (!desc) return fail("null plugin descriptor");
-    if (desc->abi != kSdkAbi) {
-        return fail("built for SDK ABI " + std::to_string(desc->abi) + ", this ringscope has ABI " +
-                    std::to_string(kSdkAbi) + " (rebuild the plugin against SDK " + kSdkVersion + ")");
-    }
-    if (!desc->name || !*desc->name || !desc->create) return fail("descriptor without a name or factory");
-    std::string name = desc->name;
+    auto desc = plugin_descriptor(lib);
+    if (!desc) return fail(desc.error().message());
+    std::string name = (*desc)->name;
     for (const auto& p : plugins_) {
         if (p.name == name) return fail("a plugin named '" + name + "' is already loaded from " + p.path);
     }
@@ -159,7 +152,7 @@ bool PluginHost::load_in_process(const std::string& path) {
     std::unique_ptr<Plugin> instance;
     StagingRegistry staged;
     try {
-        instance.reset(desc->create());
+        instance.reset((*desc)->create());
         if (!instance) return fail("factory returned no plugin");
         instance->register_into(staged);
     } catch (...) {
@@ -168,67 +161,62 @@ bool PluginHost::load_in_process(const std::string& path) {
         instance.reset();
         return fail("plugin '" + name + "' failed to initialise: " + why);
     }
-    for (const auto& c : staged.commands) {
-        if (const Command* other = find_command(c.name)) {
-            (void)other;
-            staged = StagingRegistry();
-            instance.reset();
-            return fail("plugin '" + name + "' adds a command '" + c.name + "' that another plugin has");
-        }
-    }
-    for (const auto& o : staged.report_options) {
-        for (const auto& other : report_options_) {
-            if (!same_spelling(o, other.option)) continue;
-            staged = StagingRegistry();
-            instance.reset();
-            return fail("plugin '" + name + "' adds a report option " + report_option_spelling(o) +
-                        " that plugin '" + other.plugin + "' has");
-        }
-    }
-    for (const auto& a : staged.analyses) {
-        for (const auto& other : analyses_) {
-            if (other.spec.name != a.name) continue;
-            staged = StagingRegistry();
-            instance.reset();
-            return fail("plugin '" + name + "' adds an analysis '" + a.name + "' that plugin '" +
-                        other.plugin + "' has");
-        }
+    if (std::string clash = conflict_with_loaded(staged, name); !clash.empty()) {
+        staged = StagingRegistry();  // the plugin's objects go before its code
+        instance.reset();
+        return fail(clash);
     }
 
     LoadedPlugin info;
     info.name = name;
-    info.version = desc->version ? desc->version : "";
+    info.version = (*desc)->version ? (*desc)->version : "";
     info.path = path;
+    adopt(staged, info);
+    plugins_.push_back(std::move(info));
+    instances_.push_back(std::move(instance));
+    libraries_.push_back(std::move(lib));
+    return true;
+}
+
+std::string PluginHost::conflict_with_loaded(const StagingRegistry& staged, const std::string& name) const {
+    for (const auto& c : staged.commands) {
+        if (find_command(c.name))
+            return "plugin '" + name + "' adds a command '" + c.name + "' that another plugin has";
+    }
+    for (const auto& o : staged.report_options) {
+        for (const auto& other : report_options_) {
+            if (same_spelling(o, other.option))
+                return "plugin '" + name + "' adds a report option " + report_option_spelling(o) +
+                       " that plugin '" + other.plugin + "' has";
+        }
+    }
+    for (const auto& a : staged.analyses) {
+        for (const auto& other : analyses_) {
+            if (other.spec.name == a.name)
+                return "plugin '" + name + "' adds an analysis '" + a.name + "' that plugin '" +
+                       other.plugin + "' has";
+        }
+    }
+    return {};
+}
+
+void PluginHost::adopt(StagingRegistry& staged, LoadedPlugin& info) {
+    const std::string& name = info.name;
     for (auto& d : staged.decoders) {
         info.decoders.emplace_back(d->format_name());
         decoders_.push_back({name, std::move(d)});
     }
-    for (auto& h : staged.handlers) {
-        try {
-            std::unique_ptr<EventHandler> probe = h();
-            if (probe) {
-                info.handlers.emplace_back(probe->name());
-                info.handler_events.push_back(probe->subscriptions());
-            }
-        } catch (...) {
-            diagnostics_.push_back("plugin " + path + ": a handler factory of '" + name +
-                                   "' failed: " + what_of(std::current_exception()));
-            continue;
-        }
-        handlers_.push_back({name, std::move(h)});
-    }
-    for (auto& a : staged.annotators) {
-        try {
-            std::unique_ptr<TimelineAnnotator> probe = a();
-            if (!probe) continue;
-            info.annotators.emplace_back(probe->name());
-        } catch (...) {
-            diagnostics_.push_back("plugin " + path + ": a timeline annotator factory of '" + name +
-                                   "' failed: " + what_of(std::current_exception()));
-            continue;
-        }
-        annotators_.push_back({name, std::move(a)});
-    }
+    // A handler factory that makes nothing is kept (it may decline per trace); an annotator's is not.
+    auto handlers = probe_factories(staged.handlers, true, "handler", name, info.path, diagnostics_,
+                                    [&](const EventHandler& h) {
+                                        info.handlers.emplace_back(h.name());
+                                        info.handler_events.push_back(h.subscriptions());
+                                    });
+    for (auto& h : handlers) handlers_.push_back({name, std::move(h)});
+    auto annotators =
+        probe_factories(staged.annotators, false, "timeline annotator", name, info.path, diagnostics_,
+                        [&](const TimelineAnnotator& a) { info.annotators.emplace_back(a.name()); });
+    for (auto& a : annotators) annotators_.push_back({name, std::move(a)});
     for (auto& [domain, r] : staged.resolvers) {
         info.resolvers.push_back(domain + ": " + r->describe());
         resolvers_.push_back({name, std::move(domain), std::move(r)});
@@ -249,10 +237,6 @@ bool PluginHost::load_in_process(const std::string& path) {
         info.print_options.push_back(o.plugin + ":" + o.name);
         print_options_.push_back({name, std::move(o), std::move(value)});
     }
-    plugins_.push_back(std::move(info));
-    instances_.push_back(std::move(instance));
-    libraries_.push_back(std::move(lib));
-    return true;
 }
 
 }  // namespace ringscope::plugin

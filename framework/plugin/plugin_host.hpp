@@ -12,6 +12,8 @@
 
 namespace ringscope::plugin {
 
+class StagingRegistry;
+
 struct LoadedPlugin {
     std::string name;
     std::string version;
@@ -105,6 +107,10 @@ class PluginHost {
 
   private:
     bool load_in_process(const std::string& path);
+    // One line naming what a new plugin's registrations clash with; empty when nothing does.
+    std::string conflict_with_loaded(const StagingRegistry& staged, const std::string& name) const;
+    // Moves a checked plugin's registrations into the host and lists them in INFO.
+    void adopt(StagingRegistry& staged, LoadedPlugin& info);
 
     // Libraries are destroyed last: everything below holds code or data from them.
     std::vector<boost::dll::shared_library> libraries_;
