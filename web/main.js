@@ -5,6 +5,7 @@ import {STATE_COLORS, STATE_NAMES} from './colors.js';
 import {openDataSource} from './data.js';
 import {formatCount, formatDuration, formatTs} from './format.js';
 import {Panel} from './panel.js';
+import {bindResults} from './results.js';
 import {Timeline} from './timeline.js';
 
 const $ = (id) => document.getElementById(id);
@@ -162,6 +163,7 @@ async function start() {
     });
     showRange(timeline.from, timeline.to);
     bindSearch(source, timeline, panel);
+    bindResults(timeline);  // `run`'s html output: its result tables in a tab
     window.ringscopeView = timeline;  // for the console and the browser tests
 }
 

@@ -17,6 +17,7 @@
 
 #include "framework/api/read_position.hpp"
 #include "framework/cli/cli_context.hpp"
+#include "framework/cli/view_session.hpp"
 #include "framework/config/analysis_catalog.hpp"
 #include "framework/config/analysis_pass.hpp"
 #include "framework/config/run_config.hpp"
@@ -185,6 +186,15 @@ Status write_pending(std::vector<std::unique_ptr<io::AtomicOutput>>& pending, co
 Status write_pending_text(std::vector<std::unique_ptr<io::AtomicOutput>>& pending, const std::string& path,
                           std::string_view text) {
     return write_pending(pending, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
+}
+
+// The html output: `view --export`'s page of FILES with RESULTS (HTML) under it.
+Expected<view::ExportPage> html_page(CliContext& ctx, const std::vector<std::string>& files,
+                                     const std::string& results) {
+    auto session = ViewSession::open(ctx, files, {});
+    if (!session) return session.error();
+    return view::build_export((*session)->api(), (*session)->index(), (*session)->events(), results,
+                              ViewSession::export_cap());
 }
 
 }  // namespace
@@ -512,14 +522,18 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
             return fail(s.error());
     }
     if (!cfg.outputs.html.empty()) {
+        progress.stage("html");
         std::string title =
             cfg.title.empty() ? "ringscope run: " + fs::path(path).filename().string() : cfg.title;
         std::vector<sinks::NamedResult> named;
         for (const auto& r : results) named.emplace_back(r.name, r.doc);
-        if (Status s = write_pending_text(pending, cfg.outputs.html,
-                                          sinks::render_html_report(title, summary, named));
-            !s)
-            return fail(s.error());
+        // The viewer's page of the inputs with the results under it: its own pass over the files.
+        auto page = html_page(ctx, files, sinks::render_results_html(title, summary, named));
+        if (!page) return fail(page.error());
+        if (page->result.coarser)
+            std::fprintf(stderr, "%s run: %s: %s\n", ctx.program.c_str(), cfg.outputs.html.c_str(),
+                         view::coarser_note(page->result, ViewSession::export_cap()).c_str());
+        if (Status s = write_pending_text(pending, cfg.outputs.html, page->html); !s) return fail(s.error());
     }
     for (sinks::EventSink* s :
          {static_cast<sinks::EventSink*>(sqlite.get()), static_cast<sinks::EventSink*>(perfetto.get())})

@@ -1,91 +1,20 @@
 // `ringscope view FILE... [--port N] [--bind ADDR] [-- REPORT-OPTIONS]`: a local web viewer
 // (framework/view), and `--export OUT.html`: the same page as one offline file. The event lines
 // are `report`'s own, printed by report's code for the asked range into a pipe.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 #include <ringscope/output_check.hpp>
 #include <ringscope/selection.hpp>
 
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/option_parsing.hpp"
+#include "framework/cli/view_session.hpp"
 #include "framework/view/http_server.hpp"
-#include "framework/view/view_export.hpp"
-#include "framework/view/view_marks.hpp"
 
 namespace po = boost::program_options;
 
 namespace ringscope::cli {
-namespace {
-
-std::string seconds_ns(uint64_t ns) {
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%llu.%09llu", static_cast<unsigned long long>(ns / 1000000000ull),
-                  static_cast<unsigned long long>(ns % 1000000000ull));
-    return buf;
-}
-
-// The time of a report line ("... [003] 1234.567890: name: ..."), in ns; false for other lines.
-bool line_time(std::string_view line, uint64_t& ns) {
-    size_t i = line.find("] ");
-    while (i != std::string_view::npos) {
-        size_t a = i + 2;
-        while (a < line.size() && line[a] != ' ') ++a;  // the flags column (3.4), when there
-        for (size_t start : {i + 2, a + 1}) {
-            size_t colon = line.find(": ", start);
-            if (colon == std::string_view::npos || colon <= start) continue;
-            std::string_view t = line.substr(start, colon - start);
-            while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
-            if (t.find(' ') == std::string_view::npos && parse_trace_seconds(t, ns)) return true;
-        }
-        i = line.find("] ", i + 2);
-    }
-    return false;
-}
-
-// Runs report with ARGS into a pipe; keeps the first LIMIT lines after the SKIP head lines.
-Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<std::string>& args,
-                                            size_t skip, size_t limit, const ReportStart* start) {
-    int fds[2];
-    if (pipe(fds) != 0) return Error(Errc::io, "pipe failed");
-    view::EventsAnswer ans;
-    std::thread reader([&] {
-        std::FILE* in = fdopen(fds[0], "r");
-        std::string line;
-        uint64_t last = 0, n = 0;
-        char buf[1 << 16];
-        while (std::fgets(buf, sizeof buf, in)) {
-            line += buf;
-            if (line.back() != '\n') continue;
-            line.pop_back();
-            if (n++ >= skip) {
-                uint64_t ts = last;
-                if (line_time(line, ts)) last = ts;
-                if (ans.lines.size() < limit) {
-                    ans.lines.push_back(line);
-                    ans.ts.push_back(ts);
-                }
-                ++ans.total;
-            }
-            line.clear();
-        }
-        std::fclose(in);
-    });
-    std::FILE* out = fdopen(fds[1], "w");
-    const int rc = run_report_to(ctx, args, out, start);
-    std::fclose(out);
-    reader.join();
-    if (rc != 0)
-        return Error(Errc::invalid_argument, "report exited with " + std::to_string(rc) + " (see stderr)");
-    ans.truncated = ans.total > ans.lines.size();
-    return ans;
-}
-
-}  // namespace
-
 int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
     po::options_description opts(
         "usage: ringscope view FILE... [--port N] [--bind ADDR] [-- REPORT-OPTIONS]\n"
@@ -130,58 +59,24 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
             return kExitUsage;
         }
 
-    // The plugins' timeline annotators (kvm: vCPU threads, exits) see the same one pass.
-    std::vector<std::unique_ptr<TimelineAnnotator>> annotators;
-    for (const auto& a : ctx.plugins().annotators())
-        if (auto made = a.factory()) annotators.push_back(std::move(made));
-    view::ViewMarks marks(std::move(annotators));
-    auto index = view::ViewIndex::open(files, 16384, 16384, &marks);
-    if (!index) {
-        ctx.error("view: " + index.error().to_string());
+    auto session = ViewSession::open(ctx, files, report_opts);
+    if (!session) {
+        ctx.error("view: " + session.error().to_string());
         return kExitRuntime;
     }
-    view::EventsSource events = [&](const view::EventsQuery& q) {
-        // One thread unless REPORT-OPTIONS say otherwise (a later -j wins): a range of the view is
-        // short, and more threads parse the file's kallsyms ahead even when no line needs them.
-        std::vector<std::string> a = {"-j", "1"};
-        a.insert(a.end(), report_opts.begin(), report_opts.end());
-        a.insert(a.end(), {"--from", seconds_ns(q.from), "--to", seconds_ns(q.to)});
-        if (!q.filter.empty()) a.insert(a.end(), {"-F", q.filter});
-        if (!q.cpus.empty()) {
-            std::string list;
-            for (int c : q.cpus) list += (list.empty() ? "" : ",") + std::to_string(c);
-            a.insert(a.end(), {"--cpu", list});
-        }
-        for (int p : q.pids) a.insert(a.end(), {"--pid", std::to_string(p)});
-        // With -i: trace-cmd 3.1.6 (--compat 3.1) reads one file after the options.
-        for (const auto& f : files) a.insert(a.end(), {"-i", f});
-        // Report starts each CPU at the index's bucket of q.from instead of reading from the start.
-        const view::ViewIndex& ix = **index;
-        const ReportStart start{
-            [&ix, &q](size_t file, int cpu) { return ix.start_position(file, cpu, q.from); },
-            ix.in_time_order()};
-        return collect_report(ctx, a, files.size(), q.limit, &start);  // one "cpus=N" line per file first
-    };
-    view::ViewApi api(**index, files, events);
-    api.set_marks(&marks);
+    view::ViewApi& api = (*session)->api();
 
     if (vm.count("export")) {
         const std::string out = vm["export"].as<std::string>();
-        // RINGSCOPE_VIEW_EXPORT_CAP (bytes) lowers the cap: the tests' traces are far below 20 MB.
-        size_t cap = view::kExportCap;
-        if (const char* env = std::getenv("RINGSCOPE_VIEW_EXPORT_CAP"); env && *env)
-            cap = std::strtoull(env, nullptr, 10);
-        auto res = view::write_export(api, **index, events, out, cap);
+        const size_t cap = ViewSession::export_cap();
+        auto res = view::write_export(api, (*session)->index(), (*session)->events(), out, cap);
         if (!res) {
             ctx.error("view: " + res.error().to_string());
             return kExitRuntime;
         }
         if (res->coarser)
-            std::fprintf(
-                stderr,
-                "%s view: %s: kept under %zu MB: lanes at %u pixels, %zu event lines (coarser than the "
-                "full detail)\n",
-                ctx.program.c_str(), out.c_str(), cap, res->width, res->lines);
+            std::fprintf(stderr, "%s view: %s: %s\n", ctx.program.c_str(), out.c_str(),
+                         view::coarser_note(*res, cap).c_str());
         std::fprintf(stderr, "%s: %zu bytes\n", out.c_str(), res->bytes);
         return kExitOk;
     }

@@ -44,7 +44,8 @@ std::string ns_text(double ns) {
 
 std::string latency_section(const json& r) {
     std::string o = "<section id=\"sched-latency\"><h2>Scheduler wakeup latency</h2>";
-    if (r.contains("sched.latency.overall")) o += table_html(r["sched.latency.overall"]);
+    if (r.contains("sched.latency.overall"))
+        o += table_html(r["sched.latency.overall"], "sched.latency.overall");
     const json hist = r.value("sched.latency.histogram", json::array());
     if (hist.is_array() && !hist.empty()) {
         std::vector<Bar> bars;
@@ -57,32 +58,22 @@ std::string latency_section(const json& r) {
         o += "<h3>Histogram (log-scale bins)</h3>" + svg_column_chart(bars, "wakeups", true);
     }
     if (r.contains("sched.latency.worst"))
-        o += "<h3>Worst wakeups</h3>" + table_html(r["sched.latency.worst"]);
-    if (r.contains("sched.latency.tasks")) o += "<h3>Per task</h3>" + table_html(r["sched.latency.tasks"]);
+        o += "<h3>Worst wakeups</h3>" + table_html(r["sched.latency.worst"], "sched.latency.worst");
+    if (r.contains("sched.latency.tasks"))
+        o += "<h3>Per task</h3>" + table_html(r["sched.latency.tasks"], "sched.latency.tasks");
     return o + "</section>";
 }
 
+// The windows in time order: the viewer's CPU lanes above draw the same busy time, to the pixel.
 std::string timeline_section(const json& r) {
     std::string o = "<section id=\"sched-timeline\"><h2>Per-CPU utilization</h2>";
     const json* rows = nullptr;
     for (const auto& [k, v] : r.items())
         if (v.is_array()) rows = &v;
     if (!rows || rows->empty()) return o + "<p class=\"empty\">no windows</p></section>";
-    std::vector<Series> series;
-    uint64_t t0 = (*rows)[0].value("window_start_ns", uint64_t{0});
-    for (const auto& [k, v] : (*rows)[0].items()) {
-        if (k.rfind("cpu", 0) != 0) continue;
-        Series s;
-        s.name = k.substr(0, k.find('_'));
-        for (const auto& row : *rows) {
-            double x = (row.value("window_start_ns", uint64_t{0}) - t0) / 1e6;
-            double y = row.contains(k) && row[k].is_number() ? row[k].get<double>() * 100 : 0;
-            s.points.push_back({x, y});
-        }
-        series.push_back(std::move(s));
-    }
-    o += svg_line_chart(series, "time since the first window (ms)", "busy %", 100);
-    return o + "</section>";
+    o += "<p class=\"note\">Busy share of each CPU per window; the CPU lanes of the timeline show it "
+         "over time. Click a window's start to see it there.</p>";
+    return o + table_html(*rows, "sched.timeline") + "</section>";
 }
 
 std::string kvm_section(const json& r) {
@@ -93,11 +84,14 @@ std::string kvm_section(const json& r) {
             if (bars.size() == 25) break;
             bars.push_back({row.value("reason", std::string("?")), row.value("count", 0.0), ""});
         }
-        o += "<h3>Exits by reason</h3>" + svg_hbar_chart(bars, "exits") + table_html(r["kvm.exits.reasons"]);
+        o += "<h3>Exits by reason</h3>" + svg_hbar_chart(bars, "exits") +
+             table_html(r["kvm.exits.reasons"], "kvm.exits.reasons");
     }
     if (r.contains("kvm.exits.functions"))
-        o += "<h3>Guest functions per reason</h3>" + table_html(r["kvm.exits.functions"], 100);
-    if (r.contains("kvm.exits.vcpus")) o += "<h3>Per vCPU</h3>" + table_html(r["kvm.exits.vcpus"]);
+        o += "<h3>Guest functions per reason</h3>" +
+             table_html(r["kvm.exits.functions"], "kvm.exits.functions", 100);
+    if (r.contains("kvm.exits.vcpus"))
+        o += "<h3>Per vCPU</h3>" + table_html(r["kvm.exits.vcpus"], "kvm.exits.vcpus");
     return o + "</section>";
 }
 
@@ -106,9 +100,9 @@ std::string generic_section(const std::string& name, const json& r) {
     if (r.is_object()) {
         for (const auto& [k, v] : r.items()) {
             if (v.is_array()) {
-                o += "<h3>" + html_escape(k) + "</h3>" + table_html(v);
+                o += "<h3>" + html_escape(k) + "</h3>" + table_html(v, k);
             } else if (v.is_object()) {
-                o += "<h3>" + html_escape(k) + "</h3>" + table_html(json::array({v}));
+                o += "<h3>" + html_escape(k) + "</h3>" + table_html(json::array({v}), k);
             } else {
                 o += "<p>" + html_escape(k) + ": " + html_escape(readable_cell(k, v)) + "</p>";
             }
@@ -119,32 +113,22 @@ std::string generic_section(const std::string& name, const json& r) {
     return o + "</section>";
 }
 
-constexpr const char* kStyle =
-    "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}"
-    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;padding-bottom:4px;margin-top:32px}"
-    "h3{font-size:14px;margin:16px 0 6px}table{border-collapse:collapse;font-size:12px;margin:6px 0}"
-    "th,td{border:1px solid #ddd;padding:2px "
-    "8px;text-align:left}td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    "th{background:#f3f3f3}.note,.empty{color:#777;font-size:12px}svg.chart{display:block;margin:8px 0}"
-    "table.sortable th{cursor:pointer;user-select:none}th[data-dir=desc]::after{content:\" \\25BC\"}"
-    "th[data-dir=asc]::after{content:\" \\25B2\"}";
-
 }  // namespace
 
-std::string render_html_report(const std::string& title, const RunSummary& summary,
-                               const std::vector<NamedResult>& results) {
-    std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" +
-                    html_escape(title) + "</title><style>" + kStyle + "</style></head><body>\n<h1>" +
-                    html_escape(title) + "</h1>\n";
-    o += "<section "
-         "id=\"summary\"><h2>Summary</h2><table><tr><th>input</th><th>file</th><th>CPUs</th><th>events</th>"
-         "<th>duration</th></tr>";
+std::string render_results_html(const std::string& title, const RunSummary& summary,
+                                const std::vector<NamedResult>& results) {
+    std::string o = "<section id=\"results\" hidden>\n<h1>" + html_escape(title) + "</h1>\n";
+    o += "<section id=\"summary\"><h2>Summary</h2>";
+    json inputs = json::array();
     for (const auto& [i, in] : summary.inputs())
-        o += "<tr><td>" + html_escape(in.name) + "</td><td>" + html_escape(in.path) +
-             "</td><td class=\"n\">" + std::to_string(in.cpus) + "</td><td class=\"n\">" +
-             std::to_string(in.events) + "</td><td class=\"n\">" +
-             ns_text(static_cast<double>(in.last_ts - in.first_ts)) + "</td></tr>";
-    o += "</table>";
+        inputs.push_back({{"input", in.name},
+                          {"file", in.path},
+                          {"cpus", in.cpus},
+                          {"events", in.events},
+                          {"first_ts", in.first_ts},
+                          {"last_ts", in.last_ts},
+                          {"duration_ns", in.last_ts - in.first_ts}});
+    o += table_html(inputs, "summary.inputs");
     std::vector<std::pair<std::string, uint64_t>> counts;
     for (const auto& [k, n] : summary.event_counts()) counts.push_back({k, n});
     std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
@@ -159,12 +143,12 @@ std::string render_html_report(const std::string& title, const RunSummary& summa
     const std::string types = std::to_string(counts.size()) + (counts.size() == 1 ? " type" : " types");
     o += "<h3>Events by type (" +
          (counts.size() > bars.size() ? "top " + std::to_string(bars.size()) + " of " : std::string()) +
-         types + ", " + std::to_string(summary.total_events()) + " events)</h3>" +
+         types + ", " + readable_cell("events", summary.total_events()) + " events)</h3>" +
          svg_hbar_chart(bars, "events");
     o += "</section>\n";
-    // The charts people look for first: utilization, latency, KVM; other analyses after.
+    // The analyses people look for first: latency, utilization, KVM; the others after.
     std::vector<const NamedResult*> ordered;
-    for (const char* first : {"sched.timeline", "sched.latency", "kvm.exits"})
+    for (const char* first : {"sched.latency", "sched.timeline", "kvm.exits"})
         for (const auto& r : results)
             if (r.first == first) ordered.push_back(&r);
     for (const auto& r : results)
@@ -182,9 +166,8 @@ std::string render_html_report(const std::string& title, const RunSummary& summa
             o += generic_section(name, r);
         o += "\n";
     }
-    o += "<p class=\"note\">Generated by ringscope run. Click a column to sort by it.</p>\n<script>";
-    o += kSortScript;
-    o += "</script></body></html>\n";
+    o += "<p class=\"note\">Generated by ringscope run. Tables are sorted worst first; click a column to "
+         "sort by it, a time to see it on the timeline.</p>\n</section>\n";
     return o;
 }
 

@@ -1,9 +1,9 @@
-// The self-contained HTML report of a run: one file, inline CSS and SVG, one inline script (sortable
-// tables: html_table.hpp), no network.
-// Sections: summary (inputs, time span, events per type and CPU), sched latency (statistics,
-// log-scale histogram, worst wakeups), per-CPU utilization over time (sched.timeline), sched
-// runtime, KVM exits by reason with the guest functions behind them, then any other analysis's
-// tables as they come.
+// The results of a run as HTML for its report page: the viewer's offline page (framework/view/
+// view_export.hpp) with this under it, shown in the page's "Results" tab (web/results.js: sorting,
+// times that open the timeline there). Inline SVG charts, no script of its own.
+// Sections: summary (inputs, time span, events per type), sched latency (statistics, log-scale
+// histogram, worst wakeups, per task), per-CPU utilization windows (sched.timeline), KVM exits by
+// reason with the guest functions behind them, then any other analysis's tables as they come.
 #pragma once
 
 #include <map>
@@ -45,7 +45,8 @@ class RunSummary final : public EventSink {
 
 using NamedResult = std::pair<std::string, nlohmann::ordered_json>;
 
-std::string render_html_report(const std::string& title, const RunSummary& summary,
-                               const std::vector<NamedResult>& results);
+// <section id="results" hidden>...</section>.
+std::string render_results_html(const std::string& title, const RunSummary& summary,
+                                const std::vector<NamedResult>& results);
 
 }  // namespace ringscope::sinks

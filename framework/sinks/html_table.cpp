@@ -28,6 +28,9 @@ bool is_time_column(std::string_view k) {
 bool is_duration_column(std::string_view k) {
     return ends_with(k, "_ns") && !is_time_column(k);
 }
+bool is_share_column(std::string_view k) {
+    return k == "share" || ends_with(k, "_share") || ends_with(k, "_busy") || ends_with(k, "_pct");
+}
 bool is_count_column(std::string_view k) {
     return k == "count" || k == "events" || k == "exits" || k == "wakeups" || k == "switches" ||
            ends_with(k, "_count");
@@ -57,6 +60,16 @@ std::string raw_number(const json& v) {
     return v.dump();
 }
 
+// A time's cell says where it is on the viewer's timeline (web/results.js): data-ts, and for a
+// window's start its end too.
+std::string time_attributes(const json& row, const std::string& k, const json& v) {
+    if (!is_time_column(k) || !v.is_number_integer() || v.get<int64_t>() < 0) return {};
+    std::string o = " data-ts=\"" + v.dump() + "\"";
+    if (k == "window_start_ns" && row.contains("window_ns") && row["window_ns"].is_number_unsigned())
+        o += " data-ts-end=\"" + std::to_string(v.get<uint64_t>() + row["window_ns"].get<uint64_t>()) + "\"";
+    return o;
+}
+
 }  // namespace
 
 std::string readable_cell(const std::string& column, const json& v) {
@@ -66,6 +79,11 @@ std::string readable_cell(const std::string& column, const json& v) {
     if (is_time_column(column) && v.is_number_integer() && v.get<int64_t>() >= 0)
         return format_trace_seconds(v.get<uint64_t>());
     if (ends_with(column, "_ns")) return format_duration_ns(v.get<double>());
+    if (is_share_column(column)) {  // a fraction (0.25) or a percentage (share_pct: 25.0)
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%.2f %%", v.get<double>() * (ends_with(column, "_pct") ? 1 : 100));
+        return buf;
+    }
     if (v.is_number_float()) {
         char buf[48];
         const double d = v.get<double>();
@@ -75,7 +93,7 @@ std::string readable_cell(const std::string& column, const json& v) {
     return v.dump();
 }
 
-std::string table_html(const json& rows, size_t limit) {
+std::string table_html(const json& rows, const std::string& name, size_t limit) {
     if (!rows.is_array() || rows.empty() || !rows[0].is_object()) return "<p class=\"empty\">no rows</p>";
     std::vector<const json*> order;
     for (const auto& r : rows) order.push_back(&r);
@@ -89,10 +107,11 @@ std::string table_html(const json& rows, size_t limit) {
             return na && !nb;
         });
     }
-    std::string o = "<table class=\"sortable\"><thead><tr>";
+    std::string o = "<table class=\"sortable\" data-name=\"" + html_escape(name) + "\"><thead><tr>";
     for (const auto& [k, v] : rows[0].items()) {
         const bool sorted = key && k == *key;
-        o += std::string(sorted ? "<th data-dir=\"desc\">" : "<th>") + html_escape(k) + "</th>";
+        o += "<th data-key=\"" + html_escape(k) + (sorted ? "\" data-dir=\"desc\">" : "\">") +
+             html_escape(k) + "</th>";
     }
     o += "</tr></thead><tbody>";
     size_t n = 0;
@@ -101,8 +120,8 @@ std::string table_html(const json& rows, size_t limit) {
         o += "<tr>";
         for (const auto& [k, v] : r->items()) {
             if (v.is_number())
-                o += "<td class=\"n\" data-v=\"" + raw_number(v) + "\">" + html_escape(readable_cell(k, v)) +
-                     "</td>";
+                o += "<td class=\"n\" data-v=\"" + raw_number(v) + "\"" + time_attributes(*r, k, v) + ">" +
+                     html_escape(readable_cell(k, v)) + "</td>";
             else
                 o += "<td>" + html_escape(readable_cell(k, v)) + "</td>";
         }
@@ -116,29 +135,5 @@ std::string table_html(const json& rows, size_t limit) {
     }
     return o;
 }
-
-const char* const kSortScript = R"(
-for (const th of document.querySelectorAll("table.sortable th")) {
-  th.addEventListener("click", () => {
-    const table = th.closest("table");
-    const heads = [...th.parentNode.children];
-    const col = heads.indexOf(th);
-    const desc = th.dataset.dir !== "desc";
-    for (const h of heads) delete h.dataset.dir;
-    th.dataset.dir = desc ? "desc" : "asc";
-    const key = (tr) => {
-      const td = tr.children[col];
-      return td && td.dataset.v !== undefined ? Number(td.dataset.v) : td ? td.textContent : "";
-    };
-    const body = table.tBodies[0];
-    const rows = [...body.rows].sort((a, b) => {
-      const x = key(a), y = key(b);
-      const d = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
-      return desc ? -d : d;
-    });
-    body.append(...rows);
-  });
-}
-)";
 
 }  // namespace ringscope::sinks

@@ -1,7 +1,8 @@
 // Result tables in the HTML report, for people: a column "*_ns" is a duration in the unit that
 // suits each value, "*_ts" (or "*start_ns") a time as `report` prints it, other numbers in fixed
-// notation (never 1.0245e+06); rows sorted worst first (the largest duration, else count); every
-// column sortable by a click (kSortScript, the report's one inline script).
+// notation (never 1.0245e+06), shares as percentages; rows sorted worst first (the largest duration,
+// else count). Numbers keep their exact value in data-v and times in data-ts: the page's
+// web/results.js sorts by a clicked column and opens the timeline at a clicked time.
 #pragma once
 
 #include <cstddef>
@@ -11,14 +12,11 @@
 
 namespace ringscope::sinks {
 
-// An array of objects as a sortable HTML table, the first `limit` rows after sorting.
-std::string table_html(const nlohmann::ordered_json& rows, size_t limit = 50);
+// An array of objects as a sortable HTML table (data-name NAME, each header's data-key its
+// column), the first `limit` rows after sorting.
+std::string table_html(const nlohmann::ordered_json& rows, const std::string& name, size_t limit = 50);
 
 // One cell's text, as above.
 std::string readable_cell(const std::string& column, const nlohmann::ordered_json& v);
-
-// Sorts a table.sortable by the clicked column: numbers by their exact value (data-v), largest
-// first on the first click, reversed on the next.
-extern const char* const kSortScript;
 
 }  // namespace ringscope::sinks

@@ -7,18 +7,22 @@
 namespace ringscope::sinks {
 namespace {
 
-constexpr const char* kPalette[] = {"#3366cc", "#dc3912", "#ff9900", "#109618", "#990099",
-                                    "#0099c6", "#dd4477", "#66aa00", "#b82e2e", "#316395"};
+constexpr const char* kBarColor = "#3366cc";
 
+// A bar's value for people: counts with thousands separators ("2,799,884"), never 2.8e+06.
 std::string num(double v) {
-    char buf[32];
-    if (v != 0 && (std::fabs(v) >= 1e6 || std::fabs(v) < 1e-2))
-        std::snprintf(buf, sizeof buf, "%.3g", v);
-    else if (v == std::floor(v))
-        std::snprintf(buf, sizeof buf, "%.0f", v);
-    else
+    char buf[48];
+    if (v != std::floor(v) || std::fabs(v) >= 1e18) {
         std::snprintf(buf, sizeof buf, "%.2f", v);
-    return buf;
+        return buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.0f", std::fabs(v));
+    std::string digits = buf, out = v < 0 ? "-" : "";
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
 }
 
 std::string fmt(const char* f, double a) {
@@ -71,7 +75,7 @@ std::string svg_hbar_chart(const std::vector<Bar>& bars, std::string_view unit) 
              "\" text-anchor=\"end\" font-size=\"12\">" + html_escape(b.label) + "</text>";
         o += "<rect x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) + "\" width=\"" +
              fmt("%.1f", std::max(w, 1.0)) + "\" height=\"" + std::to_string(row - 6) + "\" fill=\"" +
-             kPalette[0] + "\"><title>" + html_escape(tip) + "</title></rect>";
+             kBarColor + "\"><title>" + html_escape(tip) + "</title></rect>";
         o += "<text x=\"" + fmt("%.1f", label_w + std::max(w, 1.0) + 4) + "\" y=\"" + std::to_string(y + 15) +
              "\" font-size=\"11\">" + html_escape(num(b.value)) + "</text>";
     }
@@ -104,61 +108,11 @@ std::string svg_column_chart(const std::vector<Bar>& bars, std::string_view y_la
         std::string tip = b.tooltip.empty() ? b.label + ": " + num(b.value) : b.tooltip;
         o += "<rect x=\"" + std::to_string(x + 1) + "\" y=\"" + fmt("%.1f", top + plot_h - hgt) +
              "\" width=\"" + std::to_string(col - 2) + "\" height=\"" + fmt("%.1f", hgt) + "\" fill=\"" +
-             kPalette[0] + "\"><title>" + html_escape(tip) + "</title></rect>";
+             kBarColor + "\"><title>" + html_escape(tip) + "</title></rect>";
         int ly = top + plot_h + 8;
         o += "<text x=\"" + std::to_string(x + col / 2) + "\" y=\"" + std::to_string(ly) +
              "\" font-size=\"10\" text-anchor=\"end\" transform=\"rotate(-60 " + std::to_string(x + col / 2) +
              " " + std::to_string(ly) + ")\">" + html_escape(b.label) + "</text>";
-    }
-    return o + "</svg>";
-}
-
-std::string svg_line_chart(const std::vector<Series>& series, std::string_view x_label,
-                           std::string_view y_label, double y_max) {
-    const int left = 60, top = 10, plot_w = 720, plot_h = 200, bottom = 50;
-    double x0 = 0, x1 = 0;
-    bool any = false;
-    for (const auto& s : series)
-        for (const auto& [x, y] : s.points) {
-            if (!any || x < x0) x0 = x;
-            if (!any || x > x1) x1 = x;
-            any = true;
-        }
-    if (x1 <= x0) x1 = x0 + 1;
-    if (y_max <= 0) y_max = 1;
-    auto px = [&](double x) { return left + (x - x0) / (x1 - x0) * plot_w; };
-    auto py = [&](double y) { return top + plot_h - std::clamp(y / y_max, 0.0, 1.0) * plot_h; };
-    std::string o = "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    std::to_string(left + plot_w + 140) + "\" height=\"" +
-                    std::to_string(top + plot_h + bottom) + "\">";
-    o += "<rect x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(top) + "\" width=\"" +
-         std::to_string(plot_w) + "\" height=\"" + std::to_string(plot_h) +
-         "\" fill=\"none\" stroke=\"#888\"/>";
-    for (int k = 0; k <= 4; ++k) {
-        double y = y_max * k / 4;
-        o += "<text x=\"" + std::to_string(left - 4) + "\" y=\"" + fmt("%.1f", py(y) + 4) +
-             "\" font-size=\"10\" text-anchor=\"end\">" + num(y) + "</text>";
-    }
-    o += "<text x=\"" + std::to_string(left) + "\" y=\"" + std::to_string(top + plot_h + 16) +
-         "\" font-size=\"10\">" + num(x0) + "</text><text x=\"" + std::to_string(left + plot_w) + "\" y=\"" +
-         std::to_string(top + plot_h + 16) + "\" font-size=\"10\" text-anchor=\"end\">" + num(x1) + "</text>";
-    o += "<text x=\"" + std::to_string(left + plot_w / 2) + "\" y=\"" + std::to_string(top + plot_h + 36) +
-         "\" font-size=\"11\" text-anchor=\"middle\">" + html_escape(x_label) + "</text>";
-    o += "<text x=\"12\" y=\"" + std::to_string(top + plot_h / 2) +
-         "\" font-size=\"11\" transform=\"rotate(-90 12 " + std::to_string(top + plot_h / 2) +
-         ")\" text-anchor=\"middle\">" + html_escape(y_label) + "</text>";
-    for (size_t i = 0; i < series.size(); ++i) {
-        const char* color = kPalette[i % std::size(kPalette)];
-        std::string pts;
-        for (const auto& [x, y] : series[i].points)
-            pts += fmt("%.1f", px(x)) + "," + fmt("%.1f", py(y)) + " ";
-        o += "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" + std::string(color) + "\" points=\"" +
-             pts + "\"><title>" + html_escape(series[i].name) + "</title></polyline>";
-        int ly = top + 14 + static_cast<int>(i) * 16;
-        o += "<rect x=\"" + std::to_string(left + plot_w + 10) + "\" y=\"" + std::to_string(ly - 9) +
-             "\" width=\"10\" height=\"10\" fill=\"" + color + "\"/><text x=\"" +
-             std::to_string(left + plot_w + 24) + "\" y=\"" + std::to_string(ly) + "\" font-size=\"11\">" +
-             html_escape(series[i].name) + "</text>";
     }
     return o + "</svg>";
 }

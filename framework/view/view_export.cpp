@@ -61,7 +61,7 @@ std::string script_safe_json(const std::string& blob) {
 
 }  // namespace
 
-std::string inline_page(const std::string& blob) {
+std::string inline_page(const std::string& blob, const std::string& body) {
     const Asset* index = find_asset("index.html");
     std::string_view page =
         index ? index->data : std::string_view("<!doctype html><title>ringscope view</title>");
@@ -93,6 +93,8 @@ std::string inline_page(const std::string& blob) {
         } else if (tag.rfind("<script", 0) == 0 && !attribute(tag, "src").empty()) {
             if (const size_t close = page.find("</script>", pos); close != std::string_view::npos)
                 pos = close + 9;
+        } else if (tag == "</body>") {
+            out += body + "</body>";
         } else if (tag == "</head>") {
             out += "<script id=\"ringscope-data\" type=\"application/json\">" + script_safe_json(blob) +
                    "</script>\n<script type=\"module\">\n" + modules + "</script>\n</head>";
@@ -106,8 +108,8 @@ std::string inline_page(const std::string& blob) {
     return out;
 }
 
-Expected<ExportResult> write_export(ViewApi& api, ViewIndex& index, const EventsSource& events,
-                                    const std::string& path, size_t cap) {
+Expected<ExportPage> build_export(ViewApi& api, ViewIndex& index, const EventsSource& events,
+                                  const std::string& body, size_t cap) {
     ExportResult res;
     auto ev = events(EventsQuery{index.start(), index.end(), 50000, {}, {}, {}});
     if (!ev) return ev.error();
@@ -122,34 +124,52 @@ Expected<ExportResult> write_export(ViewApi& api, ViewIndex& index, const Events
         const std::string marks = api.marks(index.start(), index.end(), width);
         size_t nlines = ev->lines.size();
         std::string blob;
+        const size_t fixed = cpus->size() + tasks->size() + marks.size() + body.size();
         for (;;) {
             const std::vector<std::string> lines(ev->lines.begin(),
                                                  ev->lines.begin() + static_cast<long>(nlines));
             const std::vector<uint64_t> ts(ev->ts.begin(), ev->ts.begin() + static_cast<long>(nlines));
-            const size_t fixed = cpus->size() + tasks->size() + marks.size();
             blob = "{\"meta\":" + api.meta() + ",\"cpus\":" + *cpus + ",\"tasks\":" + *tasks +
                    ",\"marks\":" + marks +
                    ",\"events\":" + json(lines).dump(-1, ' ', false, json::error_handler_t::replace) +
                    ",\"lines_ts\":" + json(ts).dump() + ",\"events_total\":" + std::to_string(ev->total) +
                    "}";
-            if (blob.size() <= cap || nlines == 0 || fixed > cap) break;
+            if (blob.size() + body.size() <= cap || nlines == 0 || fixed > cap) break;
             nlines /= 2;
         }
         res.width = width;
         res.lines = nlines;
-        page = inline_page(blob);
+        page = inline_page(blob, body);
         if (page.size() <= cap) break;
         res.coarser = true;
     }
     res.coarser = res.coarser || res.lines < ev->lines.size() || res.width < widths[0];
+    res.bytes = page.size();
+    return ExportPage{std::move(page), res};
+}
+
+Expected<ExportResult> write_export(ViewApi& api, ViewIndex& index, const EventsSource& events,
+                                    const std::string& path, size_t cap) {
+    auto page = build_export(api, index, events, {}, cap);
+    if (!page) return page.error();
     io::AtomicOutput out(path);
     auto f = out.open();
     if (!f) return f.error();
-    if (std::fwrite(page.data(), 1, page.size(), *f) != page.size())
+    if (std::fwrite(page->html.data(), 1, page->html.size(), *f) != page->html.size())
         return Error(Errc::io, path + ": write failed");
     if (Status st = out.commit(); !st) return st.error();
-    res.bytes = page.size();
-    return res;
+    return page->result;
+}
+
+std::string coarser_note(const ExportResult& r, size_t cap) {
+    char buf[160];
+    // The cap in MB when it is whole MB (the default), else in bytes (tests lower it).
+    const std::string limit =
+        cap % (1u << 20) == 0 ? std::to_string(cap >> 20) + " MB" : std::to_string(cap) + " bytes";
+    std::snprintf(buf, sizeof buf,
+                  "kept under %s: lanes at %u pixels, %zu event lines (coarser than the full detail)",
+                  limit.c_str(), r.width, r.lines);
+    return buf;
 }
 
 }  // namespace ringscope::view

@@ -21,11 +21,24 @@ struct ExportResult {
 };
 
 // The page of the embedded assets with BLOB (JSON) as its data: stylesheet as <style>, modules in
-// their modulepreload order as one inline module (import lines dropped, `export ` removed).
-std::string inline_page(const std::string& blob);
+// their modulepreload order as one inline module (import lines dropped, `export ` removed). BODY
+// (HTML: `run`'s result tables) goes before </body>.
+std::string inline_page(const std::string& blob, const std::string& body = {});
+
+struct ExportPage {
+    std::string html;
+    ExportResult result;
+};
+
+// The whole page, with BODY as above; it and the data together kept under CAP bytes.
+Expected<ExportPage> build_export(ViewApi& api, ViewIndex& index, const EventsSource& events,
+                                  const std::string& body = {}, size_t cap = kExportCap);
 
 // Writes the export to PATH through io::AtomicOutput.
 Expected<ExportResult> write_export(ViewApi& api, ViewIndex& index, const EventsSource& events,
                                     const std::string& path, size_t cap = kExportCap);
+
+// "kept under 20 MB: lanes at 8000 pixels, 25000 event lines (coarser than the full detail)".
+std::string coarser_note(const ExportResult& r, size_t cap);
 
 }  // namespace ringscope::view
