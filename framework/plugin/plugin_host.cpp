@@ -222,6 +222,7 @@ bool PluginHost::load_in_process(const std::string& path) {
             std::unique_ptr<TimelineAnnotator> probe = a();
             if (!probe) continue;
             info.annotators.emplace_back(probe->name());
+            info.annotator_events.push_back(probe->subscriptions());
         } catch (...) {
             diagnostics_.push_back("plugin " + path + ": a timeline annotator factory of '" + name +
                                    "' failed: " + what_of(std::current_exception()));
