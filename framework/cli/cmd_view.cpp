@@ -1,6 +1,7 @@
 // `ringscope view FILE... [--port N] [--bind ADDR] [-- REPORT-OPTIONS]`: a local web viewer
 // (framework/view), and `--export OUT.html`: the same page as one offline file. The event lines
-// are `report`'s own, printed by report's code for the asked range into a pipe.
+// are `report`'s own, printed by report's code for the asked range into a pipe, on the files it
+// opened for the first query (report_session.hpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/option_parsing.hpp"
+#include "framework/cli/report_session.hpp"
 #include "framework/view/http_server.hpp"
 #include "framework/view/view_export.hpp"
 #include "framework/view/view_marks.hpp"
@@ -47,7 +49,7 @@ bool line_time(std::string_view line, uint64_t& ns) {
 }
 
 // Runs report with ARGS into a pipe; keeps the first LIMIT lines after the SKIP head lines.
-Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<std::string>& args,
+Expected<view::EventsAnswer> collect_report(ReportSession& session, const std::vector<std::string>& args,
                                             size_t skip, size_t limit, const ReportStart* start) {
     int fds[2];
     if (pipe(fds) != 0) return Error(Errc::io, "pipe failed");
@@ -75,7 +77,7 @@ Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<s
         std::fclose(in);
     });
     std::FILE* out = fdopen(fds[1], "w");
-    const int rc = run_report_to(ctx, args, out, start);
+    const int rc = session.run_to(args, out, start);
     std::fclose(out);
     reader.join();
     if (rc != 0)
@@ -140,6 +142,7 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
         ctx.error("view: " + index.error().to_string());
         return kExitRuntime;
     }
+    ReportSession session(ctx);
     view::EventsSource events = [&](const view::EventsQuery& q) {
         // One thread unless REPORT-OPTIONS say otherwise (a later -j wins): a range of the view is
         // short, and more threads parse the file's kallsyms ahead even when no line needs them.
@@ -160,7 +163,7 @@ int run_view(CliContext& ctx, const std::vector<std::string>& all_args) {
         const ReportStart start{
             [&ix, &q](size_t file, int cpu) { return ix.start_position(file, cpu, q.from); },
             ix.in_time_order()};
-        return collect_report(ctx, a, files.size(), q.limit, &start);  // one "cpus=N" line per file first
+        return collect_report(session, a, files.size(), q.limit, &start);  // one "cpus=N" line per file first
     };
     view::ViewApi api(**index, files, events);
     api.set_marks(&marks);
