@@ -179,7 +179,7 @@ export class Timeline {
         });
         // Where each lane is drawn, for the browser tests and for tooling.
         this.canvas.dataset.layout = JSON.stringify(
-            rows.map((r) => ({kind: r.kind, lane: r.lane, pid: r.pid, y: r.y, h: r.h})),
+            rows.map((r) => ({kind: r.kind, lane: r.lane, pid: r.pid, tgid: r.tgid, y: r.y, h: r.h})),
         );
         this.canvas.dataset.labelWidth = String(LABEL_WIDTH);
         // The range whose data is drawn: the tests wait for it to match the range shown.

@@ -26,10 +26,16 @@ echo "trace: $F ($(stat -c %s "$F") bytes, $(echo "$META" | grep -o '"total":[0-
 printf "server up (index built): %.3f s after start\n" "$(echo "$t1 - $t0" | bc)"
 printf "first /api/meta + /api/cpus answered: %.3f s after start, %.3f s after the server was up\n" \
 	"$(echo "$t2 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)"
-q() {  # NAME TARGET
+cpu_ms() {  # the server's user + system CPU time so far (clock ticks of 10 ms)
+	awk '{ print ($14 + $15) * 10 }' /proc/$PID/stat
+}
+q() {  # NAME TARGET: wall time (shared machine: see the load average), the server's CPU time, bytes
+	local c0
+	c0=$(cpu_ms)
 	curl -s -o /dev/null -w "%{time_total} %{size_download}\n" "$U$2" | {
 		read -r t s
-		printf "%-34s %7.1f ms %9d bytes\n" "$1" "$(echo "$t * 1000" | bc)" "$s"
+		printf "%-34s %7.1f ms (server CPU %4d ms) %9d bytes\n" "$1" "$(echo "$t * 1000" | bc)" \
+			"$(($(cpu_ms) - c0))" "$s"
 	}
 }
 SPAN=$((END - START))
@@ -42,8 +48,15 @@ for div in 4 16 256 4096 65536; do
 	q "tasks zoom 1/$div" "/api/tasks?from=$a&to=$b&width=1500"
 	q "cpus pan 1/$div" "/api/cpus?from=$((a + SPAN / div / 4))&to=$((b + SPAN / div / 4))&width=1500"
 done
+# The first /api/events opens the files for report's run; the next ones find them open.
 q "events zoom 1/4096, 1000 lines" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000"
+q "events again (same range)" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000"
+q "events pan 1/4096" "/api/events?from=$((MID))&to=$((MID + SPAN / 4096))&limit=1000"
+q "events zoom 1/65536" "/api/events?from=$((MID - SPAN / 131072))&to=$((MID + SPAN / 131072))&limit=1000"
+q "events 1/4096, -F sched_switch" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000&filter=sched_switch"
+q "events 1/4096, -F sched_wakeup" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000&filter=sched_wakeup"
 q "stats zoom 1/256" "/api/stats?from=$((MID - SPAN / 512))&to=$((MID + SPAN / 512))"
+echo "load average: $(cut -d" " -f1-3 /proc/loadavg)"
 grep -E 'VmHWM|VmRSS' /proc/$PID/status | tr -s ' \t' ' '
 kill $PID
 wait $PID || true

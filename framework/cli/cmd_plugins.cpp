@@ -20,6 +20,28 @@ std::string match_text(const EventMatch& m) {
            (m.name.empty() ? std::string("*") : m.name);
 }
 
+// Handlers and timeline annotators alike: [{"name", "events": ["sys/name", ...]}].
+nlohmann::json named_subscriptions(const std::vector<std::string>& names,
+                                   const std::vector<std::vector<EventMatch>>& events) {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t i = 0; i < names.size(); ++i) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& m : events[i]) list.push_back(match_text(m));
+        out.push_back({{"name", names[i]}, {"events", list}});
+    }
+    return out;
+}
+
+// "  handler   NAME: sys/name ..." lines.
+void print_subscriptions(const char* what, const std::vector<std::string>& names,
+                         const std::vector<std::vector<EventMatch>>& events) {
+    for (size_t i = 0; i < names.size(); ++i) {
+        std::cout << "  " << what << names[i] << ":";
+        for (const auto& m : events[i]) std::cout << " " << match_text(m);
+        std::cout << "\n";
+    }
+}
+
 }  // namespace
 
 int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
@@ -32,12 +54,6 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
     if (vm.count("json")) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& p : host.plugins()) {
-            nlohmann::json handlers = nlohmann::json::array();
-            for (size_t i = 0; i < p.handlers.size(); ++i) {
-                nlohmann::json events = nlohmann::json::array();
-                for (const auto& m : p.handler_events[i]) events.push_back(match_text(m));
-                handlers.push_back({{"name", p.handlers[i]}, {"events", events}});
-            }
             nlohmann::json options = nlohmann::json::array();
             for (const auto& o : host.print_options()) {
                 if (o.plugin != p.name) continue;
@@ -52,7 +68,8 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
                             {"version", p.version},
                             {"path", escaped(p.path, TextTarget::utf8)},
                             {"decoders", p.decoders},
-                            {"handlers", handlers},
+                            {"handlers", named_subscriptions(p.handlers, p.handler_events)},
+                            {"annotators", named_subscriptions(p.annotators, p.annotator_events)},
                             {"resolvers", p.resolvers},
                             {"commands", p.commands},
                             {"report_options", p.report_options},
@@ -68,11 +85,8 @@ int run_plugins(CliContext& ctx, const std::vector<std::string>& args) {
     for (const auto& p : host.plugins()) {
         std::cout << p.name << " " << p.version << "  " << escaped(p.path, TextTarget::terminal) << "\n";
         for (const auto& d : p.decoders) std::cout << "  decoder   " << d << "\n";
-        for (size_t i = 0; i < p.handlers.size(); ++i) {
-            std::cout << "  handler   " << p.handlers[i] << ":";
-            for (const auto& m : p.handler_events[i]) std::cout << " " << match_text(m);
-            std::cout << "\n";
-        }
+        print_subscriptions("handler   ", p.handlers, p.handler_events);
+        print_subscriptions("annotator ", p.annotators, p.annotator_events);
         for (const auto& r : p.resolvers) std::cout << "  resolver  " << r << "\n";
         for (const auto& c : p.commands) std::cout << "  command   " << c << "\n";
         for (const auto& o : p.report_options) std::cout << "  report    " << o << "\n";

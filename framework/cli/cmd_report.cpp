@@ -25,12 +25,17 @@ int ReportRun::check_report_options() {
 
 int ReportRun::run() {
     if (int rc = check_report_options(); rc != kExitOk) return rc;
-    if (auto failure = open_report_inputs(o_, threads(), set_)) return fail(*failure);
+    reused_ = kept_ && kept_->ready;
+    if (!reused_)
+        if (auto failure = open_report_inputs(o_, threads(), set_)) return fail(*failure);
     if (auto rc = print_file_info()) return *rc;
 
     const bool plugins = !o_.no_plugins && !ctx_.no_plugins;
-    if (auto failure = add_report_symbols(o_, plugins ? &ctx_.plugins() : nullptr, set_))
-        return fail(*failure);
+    if (!reused_) {  // resolvers and --align-ts' offsets are set once per opened file
+        if (auto failure = add_report_symbols(o_, plugins ? &ctx_.plugins() : nullptr, set_))
+            return fail(*failure);
+        if (kept_) kept_->ready = true;
+    }
     if (auto failure = make_report_filters(o_, set_, filters_)) return fail(*failure);
     if (o_.filter_test && !o_.filters.empty()) {
         std::string error;

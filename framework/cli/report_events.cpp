@@ -44,7 +44,7 @@ int ReportRun::print_events() {
     if (int rc = make_dispatch(); rc != kExitOk) return rc;
 
     // --align-ts: every buffer moves by the earliest first timestamp of the top buffers.
-    if (o_.align_ts && !info_only()) {
+    if (o_.align_ts && !info_only() && !reused_) {
         if (auto first = set_.first_timestamp())
             for (size_t f = 0; f < set_.size(); ++f)
                 set_.file(f).clock().add_offset(-static_cast<int64_t>(*first));

@@ -30,10 +30,23 @@
 
 namespace ringscope::cli {
 
+// Inputs a run leaves open for the next (`view`'s queries, report_session.hpp): the files as
+// report opened them, with their symbols; READY once a run got that far.
+struct KeptInputs {
+    std::unique_ptr<engine::TraceSet> set = std::make_unique<engine::TraceSet>();
+    bool ready = false;
+};
+
 class ReportRun {
   public:
-    ReportRun(CliContext& ctx, ReportOptions o, std::FILE* out = stdout, const ReportStart* start = nullptr)
-        : ctx_(ctx), o_(std::move(o)), out_(out), start_(start) {}
+    ReportRun(CliContext& ctx, ReportOptions o, std::FILE* out = stdout, const ReportStart* start = nullptr,
+              KeptInputs* kept = nullptr)
+        : ctx_(ctx),
+          o_(std::move(o)),
+          out_(out),
+          start_(start),
+          kept_(kept),
+          set_(kept ? *kept->set : own_set_) {}
     int run();
 
   private:
@@ -118,7 +131,10 @@ class ReportRun {
     std::FILE* out_;             // stdout, or where `view` collects the lines
     const ReportStart* start_;   // `view`'s positions for --from, or none
     bool stop_past_to_ = false;  // seeked: the merged records end at the first one past --to
-    engine::TraceSet set_;
+    KeptInputs* kept_;           // where the files stay open between runs, or none
+    bool reused_ = false;        // this run found them open (and already set up)
+    engine::TraceSet own_set_;
+    engine::TraceSet& set_;           // own_set_ or kept_'s
     std::vector<FilterSet> filters_;  // per file
     std::vector<std::unique_ptr<EventHandler>> handlers_;
     std::vector<std::string> handler_plugins_;    // the plugin of each handler

@@ -38,7 +38,7 @@ bool line_time(std::string_view line, uint64_t& ns) {
 }
 
 // Runs report with ARGS into a pipe; keeps the first LIMIT lines after the SKIP head lines.
-Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<std::string>& args,
+Expected<view::EventsAnswer> collect_report(ReportSession& session, const std::vector<std::string>& args,
                                             size_t skip, size_t limit, const ReportStart* start) {
     int fds[2];
     if (pipe(fds) != 0) return Error(Errc::io, "pipe failed");
@@ -66,7 +66,7 @@ Expected<view::EventsAnswer> collect_report(CliContext& ctx, const std::vector<s
         std::fclose(in);
     });
     std::FILE* out = fdopen(fds[1], "w");
-    const int rc = run_report_to(ctx, args, out, start);
+    const int rc = session.run_to(args, out, start);
     std::fclose(out);
     reader.join();
     if (rc != 0)
@@ -91,7 +91,8 @@ Expected<std::unique_ptr<ViewSession>> ViewSession::open(CliContext& ctx, std::v
     if (!index) return index.error();
     s->index_ = std::move(*index);
     ViewSession* self = s.get();
-    s->events_ = [&ctx, self](const view::EventsQuery& q) {
+    s->reports_ = std::make_unique<ReportSession>(ctx);
+    s->events_ = [self](const view::EventsQuery& q) {
         // One thread unless REPORT-OPTIONS say otherwise (a later -j wins): a range of the view is
         // short, and more threads parse the file's kallsyms ahead even when no line needs them.
         std::vector<std::string> a = {"-j", "1"};
@@ -112,7 +113,7 @@ Expected<std::unique_ptr<ViewSession>> ViewSession::open(CliContext& ctx, std::v
             [&ix, &q](size_t file, int cpu) { return ix.start_position(file, cpu, q.from); },
             ix.in_time_order()};
         // One "cpus=N" line per file first.
-        return collect_report(ctx, a, self->files_.size(), q.limit, &start);
+        return collect_report(*self->reports_, a, self->files_.size(), q.limit, &start);
     };
     s->api_ = std::make_unique<view::ViewApi>(*s->index_, s->files_, s->events_);
     s->api_->set_marks(s->marks_.get());

@@ -1,6 +1,7 @@
 // What `view` and `run`'s html output share: the viewer's one pass over trace.dat files (with the
 // plugins' timeline annotators), its API, and the event lines of a range as `report` prints them
-// (report's own code, run for the range into a pipe).
+// (report's own code, run for the range into a pipe, on the files it opened for the first query:
+// report_session.hpp).
 #pragma once
 
 #include <memory>
@@ -10,6 +11,7 @@
 #include <ringscope/error.hpp>
 
 #include "framework/cli/cli_context.hpp"
+#include "framework/cli/report_session.hpp"
 #include "framework/view/view_api.hpp"
 #include "framework/view/view_export.hpp"
 #include "framework/view/view_marks.hpp"
@@ -36,6 +38,7 @@ class ViewSession {
     std::vector<std::string> files_, report_opts_;
     std::unique_ptr<view::ViewMarks> marks_;
     std::unique_ptr<view::ViewIndex> index_;
+    std::unique_ptr<ReportSession> reports_;  // report runs on files opened once
     view::EventsSource events_;
     std::unique_ptr<view::ViewApi> api_;
 };

@@ -213,9 +213,11 @@ void PluginHost::adopt(StagingRegistry& staged, LoadedPlugin& info) {
                                         info.handler_events.push_back(h.subscriptions());
                                     });
     for (auto& h : handlers) handlers_.push_back({name, std::move(h)});
-    auto annotators =
-        probe_factories(staged.annotators, false, "timeline annotator", name, info.path, diagnostics_,
-                        [&](const TimelineAnnotator& a) { info.annotators.emplace_back(a.name()); });
+    auto annotators = probe_factories(staged.annotators, false, "timeline annotator", name, info.path,
+                                      diagnostics_, [&](const TimelineAnnotator& a) {
+                                          info.annotators.emplace_back(a.name());
+                                          info.annotator_events.push_back(a.subscriptions());
+                                      });
     for (auto& a : annotators) annotators_.push_back({name, std::move(a)});
     for (auto& [domain, r] : staged.resolvers) {
         info.resolvers.push_back(domain + ": " + r->describe());

@@ -27,6 +27,7 @@ struct LoadedPlugin {
     std::vector<std::string> print_options;   // "ftrace:parent"
     std::vector<std::string> analyses;
     std::vector<std::string> annotators;  // timeline annotators' names
+    std::vector<std::vector<EventMatch>> annotator_events;
 };
 
 struct RegisteredHandler {

@@ -175,13 +175,17 @@ std::string ViewApi::meta() {
                            std::to_string(lane.cpu)}});
     }
     m["cpus"] = std::move(cpus);
-    // Without the tgid of each pid in the trace, a task is its own process (README.md).
+    // The host's tasks grouped by process, both in pid order; a process is named by its leader
+    // (or, when the leader never ran in the trace, by its first thread).
+    std::map<int32_t, std::vector<int32_t>> groups;
+    for (const auto& [pid, t] : index_.tasks()) groups[index_.tgid(pid)].push_back(pid);
     json procs = json::array();
     engine::TraceFile& host = index_.set().file(0);
-    for (const auto& [pid, t] : index_.tasks()) {
-        const std::string comm(host.comm(pid));
-        procs.push_back(
-            {{"tgid", pid}, {"comm", comm}, {"threads", json::array({{{"pid", pid}, {"comm", comm}}})}});
+    for (const auto& [tgid, pids] : groups) {
+        json threads = json::array();
+        for (int32_t pid : pids) threads.push_back({{"pid", pid}, {"comm", std::string(host.comm(pid))}});
+        const std::string comm(host.comm(index_.tasks().count(tgid) ? tgid : pids.front()));
+        procs.push_back({{"tgid", tgid}, {"comm", comm}, {"threads", std::move(threads)}});
     }
     m["processes"] = std::move(procs);
     json events = json::array();
@@ -263,8 +267,10 @@ Expected<std::string> ViewApi::tasks(uint64_t from, uint64_t to, uint32_t width,
         for (const Span& sp : spans)
             s.push_back(
                 {sp.start, sp.end, std::string(1, state_letter(static_cast<TaskState>(sp.value))), sp.n});
-        lanes.push_back(
-            {{"pid", pid}, {"tgid", pid}, {"comm", std::string(host.comm(pid))}, {"states", std::move(s)}});
+        lanes.push_back({{"pid", pid},
+                         {"tgid", index_.tgid(pid)},
+                         {"comm", std::string(host.comm(pid))},
+                         {"states", std::move(s)}});
     }
     return dump(json{{"from", from}, {"to", to}, {"lanes", lanes}});
 }

@@ -103,6 +103,7 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     im.task_buckets = task_buckets;
     im.cpu_buckets = task_buckets * im.ratio;
     for (size_t f = 0; f < ix->set_.size(); ++f) im.sched.push_back(SchedTypes::of(ix->set_.file(f)));
+    if (ix->set_.size() > 0) im.tgids.emplace(ix->set_.file(0));
 
     engine::EventMerger merger;
     const auto top = top_buffers(ix->set_);
@@ -200,6 +201,7 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         cb.events++;
         if (cb.offset == UINT64_MAX) cb.offset = r->offset;
         tracker.feed(lane, src->file_index, ev);
+        if (src->file_index == 0 && im.tgids) im.tgids->feed(ev);
         if (marks) marks->feed(lane, src->file_index, ev);
     }
     if (Status st = merger.status(); !st) return st.error();
@@ -251,6 +253,10 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         }
     }
     return ix;
+}
+
+int32_t ViewIndex::tgid(int32_t pid) const {
+    return impl_->tgids ? impl_->tgids->tgid(pid) : pid;
 }
 
 std::optional<uint64_t> ViewIndex::start_position(size_t file, int cpu, uint64_t from) const {

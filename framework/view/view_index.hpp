@@ -102,6 +102,9 @@ class ViewIndex {
     const std::vector<Dropped>& dropped() const noexcept { return dropped_; }
     const std::map<int, TaskSummary>& tasks() const noexcept { return tasks_; }
     std::string lane_name(size_t lane) const;
+    // The process (tgid) of host task PID, from the trace's task_newtask and sched_process_exec
+    // events (PID itself where they say nothing).
+    int32_t tgid(int32_t pid) const;
     uint64_t total_events() const noexcept { return total_; }
 
     // The running tasks of every lane in [FROM, TO] at WIDTH pixels: the slices that start in one

@@ -1,7 +1,7 @@
 // `ringscope view` in Debian's chromium: on every committed trace the page loads with no console
 // error and no failed request and its CPU lanes draw; on basic.dat, wheel / W / A / drag change
 // the range shown and the page asks only for that range at its pixel width, and a selected range
-// lists exactly the lines `ringscope report` prints for it.
+// lists exactly the lines `ringscope report` prints for it; threads are grouped under their process.
 // Usage: node view_test.mjs PATH/TO/ringscope [ARTIFACTS_DIR]
 
 import fs from 'node:fs';
@@ -83,6 +83,71 @@ for (const name of traces) {
     await page.screenshot({path: path.join(artifacts, `view-${name.replace(/\.dat$/, '')}.png`)});
     checks.ok(seen.errors.length === 0, `${name}: no console error`, seen.errors.join(' | '));
     checks.ok(seen.failed.length === 0, `${name}: no failed request`, seen.failed.join(' | '));
+    await page.close();
+    await server.stop();
+}
+
+// Threads grouped by process, on tests/data/view/threads.dat (each task of its workload wrote its
+// tid and tgid to trace_marker): a header per process of several threads with exactly that
+// process's thread lanes under it, drawn; a click on the header collapses them and expands them again.
+{
+    const threads = path.join(t.DATA, 'view', 'threads.dat');
+    const groups = new Map();  // tgid -> tids, as the tasks wrote them
+    for (const m of t.run(ringscope, ['report', threads]).matchAll(/tgid-check tid=(\d+) tgid=(\d+)/g))
+        groups.set(Number(m[2]), [...(groups.get(Number(m[2])) || []), Number(m[1])]);
+    const {server, page, seen} = await openView([threads], {width: 1400, height: 1400});
+    const rowsNow = () => page.evaluate(
+        () => window.ringscopeView.rows.map((r) => ({kind: r.kind, tgid: r.tgid, pid: r.pid, single: r.single,
+                                                     label: r.label})));
+    // The task rows under each process header (a single-thread process's row has none).
+    const underHeaders = (rows) => {
+        const under = new Map();
+        let current = null;
+        for (const r of rows) {
+            if (r.kind === 'process') under.set((current = r.tgid), []);
+            else if (r.kind !== 'task' || r.single) current = null;
+            else if (current !== null) under.get(current).push(r.pid);
+        }
+        return under;
+    };
+    const sorted = (a) => [...a].sort((x, y) => x - y).join(',');
+    const under = underHeaders(await rowsNow());
+    const multi = [...groups].filter(([, tids]) => tids.length > 1);
+    checks.ok(multi.length >= 3, `threads.dat: ${multi.length} processes of several threads in its trace_marker lines`);
+    for (const [tgid, tids] of multi) {
+        checks.ok(
+            sorted(under.get(tgid) || []) === sorted(tids),
+            `threads.dat: process ${tgid}'s header has its ${tids.length} threads under it`,
+            `${sorted(under.get(tgid) || [])} vs ${sorted(tids)}`);
+    }
+    const layout = JSON.parse(await page.$eval('#timeline', (c) => c.dataset.layout));
+    const mine = new Set([...groups.values()].flat());
+    const drawn = (await t.coloredPixels(page, ['task'])).filter((l) => mine.has(l.lane));
+    checks.ok(
+        drawn.length === mine.size && drawn.every((l) => l.colored > 0),
+        `threads.dat: the workload's ${mine.size} task lanes draw (${drawn.filter((l) => l.colored).length})`,
+        JSON.stringify(drawn));
+    await page.screenshot({path: path.join(artifacts, 'view-threads.png')});
+
+    const [tgid, tids] = multi.sort((a, b) => b[1].length - a[1].length)[0];
+    const header = layout.find((r) => r.kind === 'process' && r.tgid === tgid);
+    const canvas = await page.locator('#timeline').boundingBox();
+    const click = () => page.mouse.click(canvas.x + 20, canvas.y + header.y + header.h / 2);
+    await click();
+    let rows = await rowsNow();
+    const collapsed = rows.find((r) => r.kind === 'process' && r.tgid === tgid);
+    checks.ok(
+        collapsed?.label.startsWith('▸') && !rows.some((r) => r.kind === 'task' && tids.includes(r.pid)),
+        `threads.dat: a click on process ${tgid}'s header hides its ${tids.length} thread lanes`,
+        collapsed?.label);
+    await click();
+    rows = await rowsNow();
+    checks.ok(
+        sorted(underHeaders(rows).get(tgid) || []) === sorted(tids),
+        `threads.dat: a second click shows them again`);
+    checks.ok(
+        seen.errors.length === 0 && seen.failed.length === 0, 'threads.dat: no console error, no failed request',
+        [...seen.errors, ...seen.failed].join(' | '));
     await page.close();
     await server.stop();
 }

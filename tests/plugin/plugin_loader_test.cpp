@@ -123,6 +123,8 @@ TEST_F(PluginLoaderTest, CliListsPluginsAndReportsBrokenOnesOnStderr) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("test-good 1.2.3"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("handler   test-counter: sched/sched_switch"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("annotator test-wakeups: sched/sched_wakeup sched/sched_waking"), std::string::npos)
+        << r.out;
     EXPECT_NE(r.err.find("ringscope: plugin " + plugin("abi_mismatch.so") + ": built for SDK ABI"),
               std::string::npos)
         << r.err;
@@ -139,6 +141,10 @@ TEST_F(PluginLoaderTest, CliJsonListing) {
             found = true;
             EXPECT_EQ(p["commands"], nlohmann::json::array({"test-hello"}));
             EXPECT_EQ(p["handlers"][0]["events"], nlohmann::json::array({"sched/sched_switch"}));
+            ASSERT_EQ(p["annotators"].size(), 1u) << p.dump();
+            EXPECT_EQ(p["annotators"][0]["name"], "test-wakeups");
+            EXPECT_EQ(p["annotators"][0]["events"],
+                      nlohmann::json::array({"sched/sched_wakeup", "sched/sched_waking"}));
         }
     }
     EXPECT_TRUE(found);
