@@ -186,8 +186,8 @@ struct TraceWriter::Impl {
         if (s.events.empty() && s.compact.empty() && !s.lost) return;
         s.compact.write(s.events);
         s.head.clear();
-        put_uint(s.head, field::kBundleCpu,
-                 static_cast<uint32_t>(s.cpu));  // first: trace processor's fast path
+        // The CPU first: trace processor's fast path expects it there.
+        put_uint(s.head, field::kBundleCpu, static_cast<uint32_t>(s.cpu));
         if (s.lost) put_uint(s.head, field::kBundleLostEvents, 1);
         packet_tail(s.seq, true, std::nullopt, s.tail);
         std::lock_guard lock(mu);
