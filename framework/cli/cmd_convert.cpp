@@ -21,17 +21,23 @@ namespace ringscope::cli {
 
 int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
     po::options_description opts(
-        "usage: ringscope convert FILE... -o OUT.perfetto-trace [-j N] [-q]\n\n"
+        "usage: ringscope convert FILE... -o OUT.perfetto-trace [--compact-sched] [-j N] [-q]\n\n"
         "Writes the events of trace.dat files as a Perfetto trace (protobuf), for ui.perfetto.dev and\n"
         "trace_processor: per-CPU ftrace event bundles, typed where Perfetto defines the event, every\n"
         "other event generic with all its fields; task names, ftrace stats (dropped events), kernel\n"
         "symbols of workqueue functions. Several files (a host and its guests): each after the first\n"
         "is a machine of its own, on the host's time line. CPU streams are encoded on N threads\n"
         "(default: the cores); the packets' order in the file then varies, not their content.\n"
+        "The bundles name the trace clock (local, global, mono_raw; boot and the clocks Perfetto\n"
+        "has no value for are left as trace processor's default time line).\n"
         "See framework/perfetto/README.md.\n\nOptions");
     opts.add_options()("help,h", "this text")("output,o", po::value<std::string>(), "the trace to write")(
         "jobs,j", po::value<unsigned>()->default_value(0), "threads (0: the cores)")(
-        "quiet,q", "no summary line")("files", po::value<std::vector<std::string>>(), "trace.dat files");
+        "compact-sched",
+        "sched_switch and sched_waking as Perfetto's CompactSched columns (as traced_probes writes "
+        "them: smaller, without switch's prev_* fields and the events' common_pid) instead of one "
+        "FtraceEvent each")("quiet,q", "no summary line")("files", po::value<std::vector<std::string>>(),
+                                                          "trace.dat files");
     po::positional_options_description pos;
     pos.add("files", -1);
     po::variables_map vm;
@@ -63,7 +69,9 @@ int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
     engine::EventMerger merger;
     if (Status st = set.build_merger(set.buffer_order(), {}, merger); !st) return fail(st.error());
 
-    auto writer = perfetto::TraceWriter::create(out);
+    perfetto::WriterOptions wopts;
+    wopts.compact_sched = vm.count("compact-sched") > 0;
+    auto writer = perfetto::TraceWriter::create(out, wopts);
     if (!writer) return fail(writer.error());
     for (size_t i = 0; i < set.size(); ++i) (*writer)->add_input(static_cast<int>(i), set.file(i));
 

@@ -409,7 +409,9 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
     }
     std::unique_ptr<perfetto::TraceWriter> perfetto_trace;
     if (!cfg.outputs.perfetto_trace.empty()) {
-        auto w = perfetto::TraceWriter::create(cfg.outputs.perfetto_trace);
+        perfetto::WriterOptions wopts;
+        wopts.compact_sched = cfg.outputs.perfetto_compact_sched;
+        auto w = perfetto::TraceWriter::create(cfg.outputs.perfetto_trace, wopts);
         if (!w) return fail(w.error());
         perfetto_trace = std::move(*w);
     }

@@ -212,9 +212,14 @@ class Loader {
             if (co.IsMap() && co["dir"])
                 if (auto s = scalar(co["dir"], "outputs.dir")) out_dir = *s;
             keys(outputs, "outputs",
-                 {"dir", "text", "json", "csv", "sqlite", "perfetto", "perfetto-trace", "html"},
+                 {"dir", "text", "json", "csv", "sqlite", "perfetto", "perfetto-trace",
+                  "perfetto-trace-compact-sched", "html"},
                  [&](const std::string& k, const YAML::Node&, const YAML::Node& v) {
                      if (k == "dir") return;
+                     if (k == "perfetto-trace-compact-sched") {
+                         if (auto b = boolean(v, "outputs." + k)) c.outputs.perfetto_compact_sched = *b;
+                         return;
+                     }
                      auto s = scalar(v, "outputs." + k);
                      if (!s || s->empty()) return;
                      // Outputs are relative to the working directory (inputs to the YAML file):

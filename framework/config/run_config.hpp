@@ -58,7 +58,8 @@ struct AnalysisRun {
 struct OutputSpec {
     // Relative to the working directory (and outputs.dir); empty = not written.
     std::string text, json, csv, sqlite, perfetto, html;
-    std::string perfetto_trace;  // Perfetto's protobuf trace (framework/perfetto)
+    std::string perfetto_trace;            // Perfetto's protobuf trace (framework/perfetto)
+    bool perfetto_compact_sched = false;   // its sched_switch/waking as CompactSched
     std::map<std::string, SourcePos> pos;  // of each one's value, by key ("json")
 };
 

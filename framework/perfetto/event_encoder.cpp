@@ -9,6 +9,7 @@
 
 #include "framework/engine/print_dispatch.hpp"
 #include "framework/engine/trace_file.hpp"
+#include "framework/perfetto/compact_sched.hpp"
 #include "framework/perfetto/ftrace_schema.hpp"
 #include "framework/perfetto/proto_writer.hpp"
 
@@ -159,13 +160,25 @@ uint64_t element(std::span<const uint8_t> b, size_t i, uint32_t size, bool sign,
 
 }  // namespace
 
+// The CompactSched columns of a typed sched_switch or sched_waking.
+enum class SchedKind : uint8_t { none, switch_event, waking };
+
 struct EventEncoder::Plan {
     uint32_t oneof = field::kEventGeneric;
     bool generic = true;
-    std::string head;  // generic: event_name, encoded
+    SchedKind sched = SchedKind::none;
+    FieldHandle state, pid, prio, comm, target_cpu;  // switch: prev_state, next_pid/prio/comm
+    std::string head;                                // generic: event_name, encoded
     std::vector<Op> ops;
     FieldHandle flags;
 };
+
+namespace {
+
+// Compact only when every column has its field (a typed plan already fits the slots' types).
+void plan_compact(const EventType& type, EventEncoder::Plan& p);
+
+}  // namespace
 
 EventEncoder::EventEncoder(engine::TraceFile* file) : file_(file) {}
 EventEncoder::~EventEncoder() = default;
@@ -237,6 +250,7 @@ const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
                 p->generic = false;
                 p->oneof = te->oneof_field;
                 p->ops = std::move(ops);
+                plan_compact(type, *p);
             }
         }
         if (p->generic) {
@@ -268,6 +282,36 @@ const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
     }
     recent = {&type, slot.get()};
     return *slot;
+}
+
+namespace {
+
+void plan_compact(const EventType& type, EventEncoder::Plan& p) {
+    if (type.system != "sched") return;
+    const bool is_switch = type.name == "sched_switch";
+    if (!is_switch && type.name != "sched_waking") return;
+    p.state = is_switch ? type.handle("prev_state") : FieldHandle{};
+    p.pid = type.handle(is_switch ? "next_pid" : "pid");
+    p.prio = type.handle(is_switch ? "next_prio" : "prio");
+    p.comm = type.handle(is_switch ? "next_comm" : "comm");
+    p.target_cpu = is_switch ? FieldHandle{} : type.handle("target_cpu");
+    const bool all = p.pid && p.prio && p.comm && (is_switch ? bool(p.state) : bool(p.target_cpu));
+    if (all) p.sched = is_switch ? SchedKind::switch_event : SchedKind::waking;
+}
+
+}  // namespace
+
+bool EventEncoder::encode_compact(const Event& ev, CompactSched& compact) {
+    const Plan& p = plan(ev.type());
+    if (p.sched == SchedKind::none) return false;
+    const auto i32 = [&](const FieldHandle& h) { return static_cast<int32_t>(ev.i64(h)); };
+    if (p.sched == SchedKind::switch_event) {
+        compact.add_switch(ev.timestamp(), ev.i64(p.state), i32(p.pid), i32(p.prio), ev.str(p.comm));
+    } else {
+        const uint32_t flags = p.flags ? static_cast<uint32_t>(ev.u64(p.flags)) : 0;
+        compact.add_waking(ev.timestamp(), i32(p.pid), i32(p.target_cpu), i32(p.prio), ev.str(p.comm), flags);
+    }
+    return true;
 }
 
 void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string& out) {

@@ -19,6 +19,8 @@ class TraceFile;
 
 namespace ringscope::perfetto {
 
+class CompactSched;
+
 // Kernel function addresses -> interning ids of their names (InternedData.kernel_symbols), per
 // packet sequence. New names wait in `pending` until a packet of the sequence carries them.
 struct SymbolInterner {
@@ -44,6 +46,9 @@ class EventEncoder {
 
     // Appends the FtraceEvent's fields (without the bundle's key and length) to `out`.
     void encode(const Event& ev, SymbolInterner& symbols, std::string& out);
+    // A sched_switch or sched_waking written typed (the kernel's format fits Perfetto's message)
+    // goes into COMPACT instead; returns whether it did.
+    bool encode_compact(const Event& ev, CompactSched& compact);
 
     struct Plan;
 

@@ -39,7 +39,7 @@ const TypedEvent* find_typed_event(std::string_view system, std::string_view nam
 std::span<const TypedEvent> typed_events() noexcept;
 
 // Field numbers of the messages the writer builds (trace_packet.proto, ftrace_event.proto,
-// ftrace_event_bundle.proto, generic.proto, ftrace_stats.proto, process_tree.proto,
+// ftrace_event_bundle.proto (with its CompactSched), generic.proto, ftrace_stats.proto, process_tree.proto,
 // system_info.proto, interned_data.proto).
 namespace field {
 inline constexpr uint32_t kTracePacket = 1;  // Trace.packet
@@ -59,6 +59,33 @@ inline constexpr uint32_t kSeqNeedsIncrementalState = 2;
 inline constexpr uint32_t kBundleCpu = 1;
 inline constexpr uint32_t kBundleEvent = 2;
 inline constexpr uint32_t kBundleLostEvents = 3;
+inline constexpr uint32_t kBundleCompactSched = 4;
+inline constexpr uint32_t kBundleFtraceClock = 5;
+inline constexpr uint32_t kBundleFtraceTimestamp = 6;
+inline constexpr uint32_t kBundleBootTimestamp = 7;
+
+// FtraceClock (ftrace_event_bundle.proto): the clock of the bundle's timestamps; unset is
+// CLOCK_BOOTTIME. Trace processor refuses UNKNOWN and the values after MONO_RAW.
+inline constexpr uint32_t kFtraceClockUnspecified = 0;
+inline constexpr uint32_t kFtraceClockGlobal = 2;
+inline constexpr uint32_t kFtraceClockLocal = 3;
+inline constexpr uint32_t kFtraceClockMonoRaw = 4;
+
+// FtraceEventBundle.CompactSched: sched_switch and sched_waking as packed columns, timestamps as
+// deltas from the previous one of the same kind in the bundle (the first from 0), comms as
+// indexes into the bundle's intern_table.
+inline constexpr uint32_t kCompactSwitchTimestamp = 1;
+inline constexpr uint32_t kCompactSwitchPrevState = 2;
+inline constexpr uint32_t kCompactSwitchNextPid = 3;
+inline constexpr uint32_t kCompactSwitchNextPrio = 4;
+inline constexpr uint32_t kCompactInternTable = 5;
+inline constexpr uint32_t kCompactSwitchNextCommIndex = 6;
+inline constexpr uint32_t kCompactWakingTimestamp = 7;
+inline constexpr uint32_t kCompactWakingPid = 8;
+inline constexpr uint32_t kCompactWakingTargetCpu = 9;
+inline constexpr uint32_t kCompactWakingPrio = 10;
+inline constexpr uint32_t kCompactWakingCommIndex = 11;
+inline constexpr uint32_t kCompactWakingCommonFlags = 12;
 
 inline constexpr uint32_t kEventTimestamp = 1;
 inline constexpr uint32_t kEventPid = 2;

@@ -12,6 +12,7 @@
 
 #include "framework/engine/trace_file.hpp"
 #include "framework/io/atomic_output.hpp"
+#include "framework/perfetto/compact_sched.hpp"
 #include "framework/perfetto/event_encoder.hpp"
 #include "framework/perfetto/ftrace_schema.hpp"
 #include "framework/perfetto/proto_writer.hpp"
@@ -36,6 +37,7 @@ struct Input {
     int cpus = 0;
     std::vector<std::string> cpustats;
     std::vector<std::pair<int, std::string>> tasks;  // saved task names, by pid
+    uint32_t ftrace_clock = field::kFtraceClockUnspecified;
     Sequence seq;
     std::atomic<bool> started{false};
     std::optional<uint64_t> first_ts;
@@ -88,6 +90,14 @@ std::map<std::string, std::string> parse_cpustat(std::string_view text) {
 
 }  // namespace
 
+uint32_t ftrace_clock_for(std::string_view clock, bool nanoseconds) noexcept {
+    if (!nanoseconds) return field::kFtraceClockUnspecified;
+    if (clock == "local" || clock == "perf") return field::kFtraceClockLocal;
+    if (clock == "global") return field::kFtraceClockGlobal;
+    if (clock == "mono_raw") return field::kFtraceClockMonoRaw;
+    return field::kFtraceClockUnspecified;
+}
+
 class TraceWriter::Stream {
   public:
     explicit Stream(engine::TraceFile* file) : encoder(file) {}
@@ -99,14 +109,19 @@ class TraceWriter::Stream {
     EventEncoder encoder;
     uint64_t count = 0, last_ts = 0;
     bool any = false;
+    uint32_t clock = field::kFtraceClockUnspecified;
+    std::optional<uint64_t> bundle_ts;  // the bundle's first event's time
+    uint64_t last_pair = 0;             // the stream's last ftrace_timestamp
+    CompactSched compact;
     std::map<int, uint64_t> dropped;  // CPU -> events the trace says were lost (known counts)
     std::string head, prefix, tail;   // scratch
 };
 
 struct TraceWriter::Impl {
-    explicit Impl(std::string path) : out(std::move(path)) {}
+    Impl(std::string path, WriterOptions o) : out(std::move(path)), options(o) {}
 
     io::AtomicOutput out;
+    WriterOptions options;
     std::FILE* file = nullptr;
     std::mutex mu;  // the output buffer and file, stream creation
     std::string buf;
@@ -114,6 +129,7 @@ struct TraceWriter::Impl {
     uint32_t next_sequence = 1;
     uint64_t bytes = 0;
     bool write_failed = false;
+    uint64_t last_pair_written = ~uint64_t{0};  // the last bundle's ftrace_timestamp, in file order
 
     void write_out() {
         if (buf.empty()) return;
@@ -126,6 +142,13 @@ struct TraceWriter::Impl {
     // and any kernel symbols interned since its last packet. TAIL is the caller's scratch.
     void packet(Sequence& seq, std::initializer_list<std::string_view> body, bool needs_state,
                 std::optional<uint64_t> ts, std::string& tail) {
+        packet_tail(seq, needs_state, ts, tail);
+        std::lock_guard lock(mu);
+        append_locked(body, tail);
+    }
+
+    // A packet's fields after its body: time, sequence, interned symbols, machine.
+    void packet_tail(Sequence& seq, bool needs_state, std::optional<uint64_t> ts, std::string& tail) {
         tail.clear();
         if (ts) put_uint(tail, field::kPacketTimestamp, *ts);
         put_uint(tail, field::kPacketSequenceId, seq.id);
@@ -146,28 +169,61 @@ struct TraceWriter::Impl {
             put_bytes(tail, field::kPacketInternedData, interned);
         }
         if (seq.machine) put_uint(tail, field::kPacketMachineId, seq.machine);
+    }
+
+    // Appends a packet to the output (mu held).
+    void append_locked(std::initializer_list<std::string_view> body, std::string_view tail) {
         size_t size = tail.size();
         for (auto b : body) size += b.size();
-        std::lock_guard lock(mu);
         put_varint(buf, tag(field::kTracePacket, WireType::len));
         put_varint(buf, size);
         for (auto b : body) buf.append(b.data(), b.size());
-        buf += tail;
+        buf.append(tail.data(), tail.size());
         if (buf.size() >= (1u << 20)) write_out();
     }
 
     void flush(Stream& s) {
-        if (s.events.empty() && !s.lost) return;
+        if (s.events.empty() && s.compact.empty() && !s.lost) return;
+        s.compact.write(s.events);
         s.head.clear();
+        // The CPU first: trace processor's fast path expects it there.
         put_uint(s.head, field::kBundleCpu, static_cast<uint32_t>(s.cpu));
         if (s.lost) put_uint(s.head, field::kBundleLostEvents, 1);
+        packet_tail(s.seq, true, std::nullopt, s.tail);
+        std::lock_guard lock(mu);
+        if (s.clock != field::kFtraceClockUnspecified) clock_fields(s);
         s.prefix.clear();
         put_varint(s.prefix, tag(field::kPacketFtraceEvents, WireType::len));
         put_varint(s.prefix, s.head.size() + s.events.size());
         s.prefix += s.head;
-        packet(s.seq, {s.prefix, s.events}, true, std::nullopt, s.tail);
+        append_locked({s.prefix, s.events}, s.tail);
         s.events.clear();
         s.lost = false;
+        s.bundle_ts.reset();
+    }
+
+    // The bundle's clock and, as traced_probes writes with a clock other than boot, a pair of
+    // (ftrace clock, CLOCK_BOOTTIME) times trace processor maps the clock with. trace.dat records
+    // no boot time, so the pair is the identity: Perfetto's time line is the trace clock's, the
+    // times report prints. Trace processor keeps one such clock per sequence for local and
+    // global (the pairs of a stream must not go back) and skips a pair equal to the previous
+    // bundle's, so a stream's pair never repeats the last one written; mono_raw is one clock for
+    // the whole machine: one pair, the input's first time, in every bundle. (mu held.)
+    void clock_fields(Stream& s) {
+        put_uint(s.head, field::kBundleFtraceClock, s.clock);
+        if (!s.bundle_ts) return;
+        uint64_t t;
+        if (s.clock == field::kFtraceClockMonoRaw) {
+            const Input& in = inputs[static_cast<size_t>(s.input)];
+            t = in.first_ts ? *in.first_ts : *s.bundle_ts;
+        } else {
+            t = std::max(*s.bundle_ts, s.last_pair);
+            if (t == last_pair_written) ++t;
+            s.last_pair = t;
+        }
+        last_pair_written = t;
+        put_int(s.head, field::kBundleFtraceTimestamp, static_cast<int64_t>(t));
+        put_int(s.head, field::kBundleBootTimestamp, static_cast<int64_t>(t));
     }
 
     // What is known of the input before its events: system and task names.
@@ -244,8 +300,8 @@ struct TraceWriter::Impl {
 TraceWriter::TraceWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TraceWriter::~TraceWriter() = default;
 
-Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path) {
-    auto impl = std::make_unique<Impl>(path);
+Expected<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path, WriterOptions options) {
+    auto impl = std::make_unique<Impl>(path, options);
     auto f = impl->out.open();
     if (!f) return f.error();
     impl->file = *f;
@@ -262,6 +318,7 @@ void TraceWriter::add_input(int input, engine::TraceFile& file) {
     in.page_size = file.reader().page_size();
     in.cpus = file.cpu_count();
     in.cpustats = file.reader().options().cpustats;
+    in.ftrace_clock = ftrace_clock_for(file.trace_clock(), file.in_usecs());
     file.comms().for_each([&](int pid, std::string_view comm) {
         if (pid > 0) in.tasks.emplace_back(pid, std::string(comm));
     });
@@ -284,6 +341,7 @@ TraceWriter::Stream& TraceWriter::stream(int input, int stream_id) {
         s->input = input;
         s->seq.id = impl_->next_sequence++;
         s->seq.machine = in.seq.machine;
+        s->clock = in.ftrace_clock;
     }
     return *s;
 }
@@ -303,11 +361,16 @@ void TraceWriter::on_event(Stream& s, const Event& ev) {
         s.lost = true;
         if (missed > 0) s.dropped[ev.cpu()] += static_cast<uint64_t>(missed);
     }
+    if (!s.bundle_ts) s.bundle_ts = ts;
+    ++s.count;
+    if (m.options.compact_sched && s.encoder.encode_compact(ev, s.compact)) {
+        if (s.events.size() + s.compact.size() >= kBundleBytes) m.flush(s);
+        return;
+    }
     const size_t at = begin_nested(s.events, field::kBundleEvent);
     s.encoder.encode(ev, s.seq.symbols, s.events);
     end_nested(s.events, at);
-    ++s.count;
-    if (s.events.size() >= kBundleBytes) m.flush(s);
+    if (s.events.size() + (m.options.compact_sched ? s.compact.size() : 0) >= kBundleBytes) m.flush(s);
 }
 
 Status TraceWriter::finish() {

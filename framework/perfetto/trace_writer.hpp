@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <ringscope/error.hpp>
 #include <ringscope/event.hpp>
@@ -23,11 +24,23 @@ namespace ringscope::perfetto {
 
 class EventEncoder;
 
+// The FtraceClock value (field::kFtraceClock*) of a trace clock as trace-cmd names it ("local",
+// "x86-tsc", ...; empty when the file does not say); NANOSECONDS: its times are nanoseconds.
+// traced_probes' choices (local, global, mono_raw; boot is the unset default), perf as local
+// (both are the kernel's local_clock); unset for the clocks Perfetto has no value for that trace
+// processor accepts (mono, tai, uptime, counter, x86-tsc, ...).
+uint32_t ftrace_clock_for(std::string_view trace_clock, bool nanoseconds) noexcept;
+
+struct WriterOptions {
+    // sched_switch and sched_waking in FtraceEventBundle.CompactSched (see compact_sched.hpp).
+    bool compact_sched = false;
+};
+
 class TraceWriter {
   public:
     static constexpr size_t kBundleBytes = 64 * 1024;
 
-    static Expected<std::unique_ptr<TraceWriter>> create(const std::string& path);
+    static Expected<std::unique_ptr<TraceWriter>> create(const std::string& path, WriterOptions options = {});
     ~TraceWriter();
 
     // Declares input INPUT (0, 1, ... in order; 0 = the host) read from FILE, before its events.
