@@ -21,12 +21,25 @@ Status RunSummary::add_input(int input, const std::string& input_name, const std
 }
 
 void RunSummary::on_event(int input, const Event& ev) {
-    auto& in = inputs_[input];
+    // The input and type of the event before answer most: no map look-up for them (std::map's
+    // nodes stay where they are).
+    if (input != last_input_ || !last_input_state_) {
+        last_input_ = input;
+        last_input_state_ = &inputs_[input];
+    }
+    Input& in = *last_input_state_;
     if (in.events++ == 0) in.first_ts = ev.timestamp();
     in.last_ts = std::max(in.last_ts, ev.timestamp());
     ++in.per_cpu[ev.cpu()];
-    auto& [key, n] = by_type_[ev.type_ptr()];
-    if (n++ == 0) key = ev.type().system + "/" + ev.type().name;
+    if (ev.type_ptr() != recent_[0].type) {
+        std::swap(recent_[0], recent_[1]);  // the type before the last comes back often
+        if (ev.type_ptr() != recent_[0].type) {
+            auto& entry = by_type_[ev.type_ptr()];
+            if (entry.second == 0) entry.first = ev.type().system + "/" + ev.type().name;
+            recent_[0] = {ev.type_ptr(), &entry};
+        }
+    }
+    ++recent_[0].count->second;
     ++total_;
 }
 

@@ -41,6 +41,12 @@ class RunSummary final : public EventSink {
     // Per type seen: its "system/name" (copied, the types die with their trace) and count.
     std::map<const EventType*, std::pair<std::string, uint64_t>> by_type_;
     uint64_t total_ = 0;
+    int last_input_ = -1;
+    Input* last_input_state_ = nullptr;
+    struct Recent {
+        const EventType* type = nullptr;
+        std::pair<std::string, uint64_t>* count = nullptr;
+    } recent_[2];  // the types of the last two events
 };
 
 using NamedResult = std::pair<std::string, nlohmann::ordered_json>;

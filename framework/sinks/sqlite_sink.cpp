@@ -74,11 +74,25 @@ struct SqliteSink::Impl {
         }
         return {};
     }
-    TypeState& type_state(const EventType& t);
+    // The types of the last two events answer most (sys_enter, sys_exit, sys_enter, ...).
+    TypeState& type_state(const EventType& t) {
+        if (recent[0].type == &t) return *recent[0].state;
+        if (recent[1].type == &t) {
+            std::swap(recent[0], recent[1]);
+            return *recent[0].state;
+        }
+        return new_type_state(t);
+    }
+    TypeState& new_type_state(const EventType& t);
     // The id of `comm` in `strings`: the last name seen per pid answers nearly every event. A new
     // name is also the task's latest in `tasks`, as report shows it.
     int64_t comm_id(int input, InputState& in, int pid, std::string_view comm) {
-        CommCache& c = comm_by_pid[(static_cast<uint64_t>(input) << 32) | static_cast<uint32_t>(pid)];
+        const uint64_t key = (static_cast<uint64_t>(input) << 32) | static_cast<uint32_t>(pid);
+        if (key != last_comm_key || !last_comm) {  // the task of the event before, most often
+            last_comm_key = key;
+            last_comm = &comm_by_pid[key];
+        }
+        CommCache& c = *last_comm;
         if (c.id >= 0 && c.comm == comm) return c.id;
         c.comm.assign(comm);
         if (pid > 0) in.tasks[pid].assign(comm);
@@ -135,12 +149,20 @@ struct SqliteSink::Impl {
     size_t field_columns = 0;
     int last_input = -1;
     InputState* last_input_state = nullptr;
+    uint64_t last_comm_key = 0;
+    CommCache* last_comm = nullptr;  // unordered_map nodes stay where they are
+    struct Recent {
+        const EventType* type = nullptr;
+        TypeState* state = nullptr;  // types' nodes stay where they are
+    } recent[2];
     static constexpr int kCommonColumns = 7;  // id, ts, cpu, pid, comm_id, type_id, input
 };
 
-SqliteSink::Impl::TypeState& SqliteSink::Impl::type_state(const EventType& t) {
+SqliteSink::Impl::TypeState& SqliteSink::Impl::new_type_state(const EventType& t) {
     auto [it, fresh] = types.try_emplace(&t);
     TypeState& s = it->second;
+    recent[1] = recent[0];
+    recent[0] = {&t, &s};
     if (!fresh) return s;
     std::string table = t.name;
     static const std::set<std::string> reserved = {"events", "event_rows", "strings",    "tasks",
@@ -298,6 +320,7 @@ Status SqliteSink::finish() {
     sql += "COMMIT;";
     if (Status s = m.exec(sql); !s) return s;
     m.types.clear();
+    m.recent[0] = m.recent[1] = {};
     if (sqlite3_close(m.db) != SQLITE_OK) return Error(Errc::io, m.out.temp_path() + ": sqlite close failed");
     m.db = nullptr;
     return m.out.close();  // the caller commits every output at once

@@ -85,23 +85,31 @@ Status SqliteWriter::finish() {
 struct BatchInsert::Statements {
     sqlite3_stmt* many = nullptr;  // per_batch rows
     sqlite3_stmt* one = nullptr;   // the rest at the end
-    // The variables that hold a value other than NULL: a NULL is bound only over one (short
-    // events leave the wide rows' last columns NULL, row after row).
-    std::vector<uint8_t> many_set, one_set;
+    // What each variable holds: short events leave the wide rows' last columns NULL row after row,
+    // and columns such as input or cpu repeat their values.
+    std::vector<Bound> many_bound, one_bound;
     ~Statements() {
         sqlite3_finalize(many);
         sqlite3_finalize(one);
     }
 };
 
+struct BatchInsert::Pool {
+    std::mutex mu;
+    std::vector<std::unique_ptr<Rows>> free;
+};
+
 BatchInsert::BatchInsert(SqliteWriter& writer, const std::string& table, int columns)
-    : writer_(writer), statements_(std::make_shared<Statements>()), columns_(columns) {
+    : writer_(writer),
+      statements_(std::make_shared<Statements>()),
+      pool_(std::make_shared<Pool>()),
+      columns_(columns) {
     // 256 rows, fewer for wide tables: a statement's variables are limited (32766 since 3.32).
     per_batch_ = std::clamp(8000 / std::max(columns, 1), 1, 256);
     rows_.values.reset(new Value[static_cast<size_t>(columns) * per_batch_]);
     writer_.submit([st = statements_, table, columns, n = per_batch_](sqlite3* db) -> Status {
-        st->many_set.assign(static_cast<size_t>(columns) * n, 0);  // a variable never bound is NULL
-        st->one_set.assign(static_cast<size_t>(columns), 0);
+        st->many_bound.assign(static_cast<size_t>(columns) * n, Bound{});
+        st->one_bound.assign(static_cast<size_t>(columns), Bound{});
         if (sqlite3_prepare_v2(db, insert_sql(table, columns, 1).c_str(), -1, &st->one, nullptr) !=
                 SQLITE_OK ||
             (n > 1 && sqlite3_prepare_v2(db, insert_sql(table, columns, n).c_str(), -1, &st->many, nullptr) !=
@@ -111,15 +119,17 @@ BatchInsert::BatchInsert(SqliteWriter& writer, const std::string& table, int col
     });
 }
 
-Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, std::vector<uint8_t>& set, const Rows& rows,
+Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, std::vector<Bound>& bound, const Rows& rows,
                         size_t first_value, int count, int columns) {
     const size_t n = static_cast<size_t>(count) * columns;
     for (size_t k = 0; k < n; ++k) {
         const Value& v = rows.values[first_value + k];
         const int col = static_cast<int>(k) + 1;
         const char* p = rows.arena.data() + v.offset;
-        if (v.kind == Value::null && !set[k]) continue;
-        set[k] = v.kind != Value::null;
+        Bound& b = bound[k];
+        // Bindings outlive sqlite3_reset: a NULL or an integer the variable holds already stays.
+        if (v.kind == b.kind && (v.kind == Value::null || (v.kind == Value::integer && v.i == b.i))) continue;
+        b = {v.i, v.kind};
         switch (v.kind) {
             case Value::integer:
                 sqlite3_bind_int64(st, col, v.i);
@@ -141,17 +151,38 @@ Status BatchInsert::run(sqlite3* db, sqlite3_stmt* st, std::vector<uint8_t>& set
     return {};
 }
 
+std::unique_ptr<BatchInsert::Rows> BatchInsert::fresh_rows() {
+    {
+        std::lock_guard lock(pool_->mu);
+        if (!pool_->free.empty()) {
+            std::unique_ptr<Rows> r = std::move(pool_->free.back());
+            pool_->free.pop_back();
+            return r;
+        }
+    }
+    auto r = std::make_unique<Rows>();
+    r->values.reset(new Value[static_cast<size_t>(columns_) * per_batch_]);
+    return r;
+}
+
 void BatchInsert::flush() {
     if (rows_.count == 0) return;
     const bool full = rows_.count == per_batch_;
-    auto rows = std::make_shared<Rows>(std::move(rows_));  // std::function wants a copyable job
-    rows_ = Rows{};
-    rows_.values.reset(new Value[static_cast<size_t>(columns_) * per_batch_]);
-    rows_.arena.reserve(rows->arena.size());
+    std::unique_ptr<Rows> next = fresh_rows();
+    std::swap(rows_, *next);
+    // std::function wants a copyable job; the rows go back to the pool once written.
+    std::shared_ptr<Rows> rows(next.release(), [pool = pool_](Rows* r) {
+        r->used = 0;
+        r->count = 0;
+        r->arena.clear();
+        std::lock_guard lock(pool->mu);
+        pool->free.emplace_back(r);
+    });
     writer_.submit([st = statements_, rows, columns = columns_, full](sqlite3* db) -> Status {
-        if (full && st->many) return run(db, st->many, st->many_set, *rows, 0, rows->count, columns);
+        if (full && st->many) return run(db, st->many, st->many_bound, *rows, 0, rows->count, columns);
         for (int r = 0; r < rows->count; ++r)
-            if (Status s = run(db, st->one, st->one_set, *rows, static_cast<size_t>(r) * columns, 1, columns);
+            if (Status s =
+                    run(db, st->one, st->one_bound, *rows, static_cast<size_t>(r) * columns, 1, columns);
                 !s)
                 return s;
         return {};

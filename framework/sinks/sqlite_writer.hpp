@@ -89,16 +89,26 @@ class BatchInsert {
         int count = 0;
     };
     struct Statements;
+    // Batches written go back here for the next ones: no allocation (and no fresh pages) per
+    // batch.
+    struct Pool;
     void add_bytes(const void* p, size_t n, Value::Kind kind) {
         rows_.values[rows_.used++] = {0, static_cast<uint32_t>(rows_.arena.size()), static_cast<uint32_t>(n),
                                       kind};
         rows_.arena.append(static_cast<const char*>(p), n);
     }
-    static Status run(sqlite3* db, sqlite3_stmt* st, std::vector<uint8_t>& set, const Rows& rows,
+    // What a statement's variable holds: a value equal to it is not bound again.
+    struct Bound {
+        int64_t i = 0;
+        Value::Kind kind = Value::null;  // a variable never bound is NULL
+    };
+    static Status run(sqlite3* db, sqlite3_stmt* st, std::vector<Bound>& bound, const Rows& rows,
                       size_t first_value, int count, int columns);
+    std::unique_ptr<Rows> fresh_rows();
 
     SqliteWriter& writer_;
     std::shared_ptr<Statements> statements_;  // shared with the queued jobs
+    std::shared_ptr<Pool> pool_;
     int columns_, per_batch_;
     Rows rows_;
 };

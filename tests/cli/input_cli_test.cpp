@@ -30,6 +30,19 @@ TEST(WrongInput, IptDumpOfATraceDatSaysWhatItIs) {
     }
 }
 
+// The trace.dat check above reads no byte of a pipe: the command gets the whole stream.
+TEST(WrongInput, IptFromAPipeKeepsItsHead) {
+    const std::string pt = "'" + source("tests/data/ipt/clean.pt") + "'";
+    for (const char* sub : {"dump", "summary"}) {
+        const Outcome file = ringscope(std::string("ipt ") + sub + " " + pt);
+        const Outcome pipe = ringscope(std::string("ipt ") + sub + " /dev/stdin < " + pt);
+        EXPECT_EQ(file.status, 0) << sub << file.err;
+        EXPECT_EQ(pipe.status, 0) << sub << pipe.err;
+        EXPECT_GT(file.out.size(), 200u) << sub;
+        EXPECT_EQ(pipe.out, file.out) << sub;
+    }
+}
+
 TEST(WrongInput, DumpPagesOfATraceDatSaysWhatItIs) {
     const Outcome r = ringscope("dump-pages '" + trace("basic.dat") + "'");
     EXPECT_EQ(r.status, 1);

@@ -25,6 +25,7 @@
 #include "ipt/ptdump.hpp"
 #include "ipt/trace_file.hpp"
 #include "ipt_stream_generator.hpp"
+#include "ipt_test_bytes.hpp"
 #include "no_symbols.hpp"
 
 namespace ri = ringscope::ipt;
@@ -32,6 +33,8 @@ using ri::testing::GeneratorOptions;
 using ri::testing::NoSymbols;
 
 namespace {
+
+using ipt_test::write_temp;
 
 struct Case {
     std::string name;
@@ -419,15 +422,6 @@ std::string shell(const std::string& cmd, int& code) {
     while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
     code = pclose(p);
     return out;
-}
-
-std::string write_temp(const std::vector<uint8_t>& raw, const std::string& name) {
-    std::string path = ::testing::TempDir() + name + "_" + std::to_string(getpid()) + ".pt";
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    if (!f) return "";
-    size_t n = std::fwrite(raw.data(), 1, raw.size(), f);
-    std::fclose(f);
-    return n == raw.size() ? path : "";
 }
 
 // `ringscope report [-j N] FILE.pt`: the same bytes with -j 1, 2 and 4, as text, JSON and CSV, on streams

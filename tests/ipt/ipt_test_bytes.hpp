@@ -2,9 +2,15 @@
 // buffer with its decoder configuration.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
+#include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "ipt/config.hpp"
 #include "ipt/trace_file.hpp"
@@ -21,6 +27,16 @@ inline Bytes cat(std::initializer_list<Bytes> parts) {
     Bytes out;
     for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
     return out;
+}
+
+// raw in a file of the test's temporary folder (its path; empty when it cannot be written).
+inline std::string write_temp(const Bytes& raw, const std::string& name) {
+    std::string path = ::testing::TempDir() + name + "_" + std::to_string(getpid()) + ".pt";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return "";
+    size_t n = std::fwrite(raw.data(), 1, raw.size(), f);
+    std::fclose(f);
+    return n == raw.size() ? path : "";
 }
 
 struct Buffer {

@@ -1,5 +1,7 @@
 #include "ipt/command.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -32,7 +34,9 @@ void usage(std::FILE* f) {
 bool refuse_trace_dat(const std::vector<std::string>& args, std::FILE* err) {
     static constexpr unsigned char kMagic[] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
     for (const auto& a : args) {
-        if (a.empty() || a[0] == '-') continue;
+        // Only regular files: reading the head of a pipe would take it from the command.
+        struct stat st;
+        if (a.empty() || a[0] == '-' || stat(a.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
         std::FILE* f = std::fopen(a.c_str(), "rb");
         if (!f) continue;
         unsigned char head[sizeof kMagic] = {};

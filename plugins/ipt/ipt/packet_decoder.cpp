@@ -39,6 +39,17 @@ int PacketDecoder::sync_set(uint64_t offset) noexcept {
     return 0;
 }
 
+void PacketDecoder::rebase(const Config& config, uint64_t shift) noexcept {
+    auto move = [&](const uint8_t* p) -> const uint8_t* {
+        if (!p) return nullptr;
+        const auto at = static_cast<uint64_t>(p - config_.begin);
+        return at < shift ? nullptr : config.begin + (at - shift);
+    };
+    pos_ = move(pos_);
+    sync_ = move(sync_);
+    config_ = config;
+}
+
 int PacketDecoder::get_offset(uint64_t& offset) const noexcept {
     if (!pos_) return -pte_nosync;
     offset = static_cast<uint64_t>(pos_ - config_.begin);

@@ -22,6 +22,9 @@ class PacketDecoder {
     int sync_backward() noexcept;
     // Any offset in the buffer (or its end); no PSB is needed.
     int sync_set(uint64_t offset) noexcept;
+    // The same position over config, a buffer whose first byte is byte `shift` of this one's
+    // (a window moved along a file); a sync point before config's start is forgotten.
+    void rebase(const Config& config, uint64_t shift) noexcept;
     int get_offset(uint64_t& offset) const noexcept;
     int get_sync_offset(uint64_t& offset) const noexcept;
 

@@ -11,7 +11,7 @@
 #include "ipt/errors.hpp"
 #include "ipt/packet_decoder.hpp"
 #include "ipt/psb_parts.hpp"
-#include "ipt/trace_file.hpp"
+#include "ipt/psb_windows.hpp"
 
 namespace ringscope::ipt {
 namespace {
@@ -33,6 +33,10 @@ constexpr const char* kUsage =
 
 // Input bytes per part with -j.
 constexpr uint64_t kPartBytes = 4 << 20;
+// What a file is read in: a window of kWindowBytes or more, split in parts of kMinPartBytes or
+// more for -j.
+constexpr uint64_t kWindowBytes = 512 << 10;
+constexpr uint64_t kMinPartBytes = 64 << 10;
 
 double percent(uint64_t part, uint64_t whole) {
     return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -59,19 +63,49 @@ void PacketSummary::add_stream(const Config& config, unsigned threads, uint64_t 
     uint64_t covered = 0;  // bytes from the first PSB on, counted by the parts
     decode_psb_parts<PacketSummary>(
         config, threads, part_bytes ? part_bytes : kPartBytes,
-        [&](PacketSummary& part, PacketDecoder& decoder, uint64_t stop) {
-            uint64_t from = 0;
-            decoder.get_offset(from);
-            uint64_t reached = part.add_until(decoder, stop, size);
-            part.bytes_ = reached - from;
-            return reached;
+        [](PacketSummary& part, PacketDecoder& decoder, uint64_t stop) {
+            return part.add_part(decoder, stop);
         },
-        [&](PacketSummary& part) {
-            covered += part.bytes_;
-            part.bytes_ = 0;
-            merge(part);
-        });
+        [&](PacketSummary& part) { take_part(part, covered); });
     unsynced_bytes_ += size - covered;
+}
+
+Status PacketSummary::add_file(const std::string& path, unsigned threads, uint64_t window_bytes,
+                               size_t* window_peak) {
+    if (threads < 1) threads = 1;
+    // Two parts a thread in each window, so that the threads have work until its end.
+    if (window_bytes == 0) window_bytes = std::max<uint64_t>(kWindowBytes, 2 * threads * kMinPartBytes);
+    auto in = StreamWindow::open(path, window_bytes);
+    if (!in) return std::move(in).error();
+    Config config;
+    uint64_t covered = 0;
+    auto count = decode_psb_windows<PacketSummary>(
+        *in, config, threads, threads > 1 ? window_bytes / (2 * threads) : window_bytes,
+        [](PacketSummary& part, PacketDecoder& decoder, uint64_t stop) {
+            return part.add_part(decoder, stop);
+        },
+        [&](PacketSummary& part) { take_part(part, covered); });
+    if (window_peak) *window_peak = in->peak_bytes();
+    if (!count) return std::move(count).error();
+    ++streams_;
+    bytes_ += count->size;
+    unsynced_bytes_ += count->size - covered;
+    return Status::success();
+}
+
+uint64_t PacketSummary::add_part(PacketDecoder& decoder, uint64_t stop) {
+    const Config& c = decoder.config();
+    uint64_t from = 0;
+    decoder.get_offset(from);
+    uint64_t reached = add_until(decoder, stop, static_cast<uint64_t>(c.end - c.begin));
+    bytes_ = reached - from;
+    return reached;
+}
+
+void PacketSummary::take_part(PacketSummary& part, uint64_t& covered) {
+    covered += part.bytes_;
+    part.bytes_ = 0;
+    merge(part);
 }
 
 uint64_t PacketSummary::add_until(PacketDecoder& decoder, uint64_t stop, uint64_t size) {
@@ -246,16 +280,10 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
         }
     } else {
         for (const auto& f : files) {
-            auto bytes = TraceBytes::load(f);
-            if (!bytes) {
-                std::fprintf(err, "ringscope ipt summary: %s: %s\n", f.c_str(),
-                             bytes.error().message().c_str());
+            if (Status s = summary.add_file(f, threads); !s) {
+                std::fprintf(err, "ringscope ipt summary: %s: %s\n", f.c_str(), s.error().message().c_str());
                 return 1;
             }
-            Config config;
-            config.begin = bytes->begin();
-            config.end = bytes->end();
-            summary.add_stream(config, threads);
         }
         inputs = files;
     }

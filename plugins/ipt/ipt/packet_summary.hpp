@@ -28,6 +28,10 @@ class PacketSummary {
     // Decodes config's buffer from its first PSB to its end; with threads > 1, PSB segments in
     // parallel (the same sums), part_bytes input bytes a part (0: the default).
     void add_stream(const Config& config, unsigned threads = 1, uint64_t part_bytes = 0);
+    // The same sums for the stream in the file at path, read in windows of about window_bytes
+    // (0: the default) whatever its size; window_peak (if given) gets the largest buffer used.
+    Status add_file(const std::string& path, unsigned threads = 1, uint64_t window_bytes = 0,
+                    size_t* window_peak = nullptr);
     void merge(const PacketSummary& other);
     // Tables "ipt.summary.totals" and "ipt.summary.packets" (the kinds seen, most frequent first).
     void end(ResultSink& sink) const;
@@ -40,6 +44,9 @@ class PacketSummary {
     // Counts from the decoder's (synchronised) position until a packet would start at or after
     // stop; returns the offset it stopped at (size at the end).
     uint64_t add_until(PacketDecoder& decoder, uint64_t stop, uint64_t size);
+    // A part of a parallel decode: add_until, and the bytes it covered in bytes_.
+    uint64_t add_part(PacketDecoder& decoder, uint64_t stop);
+    void take_part(PacketSummary& part, uint64_t& covered);
 
     struct Kind {
         uint64_t count = 0, bytes = 0;

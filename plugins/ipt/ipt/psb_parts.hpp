@@ -33,22 +33,22 @@ struct PartCount {
     size_t dropped = 0;  // decoded on a thread, then not used: decoding ran past their start
 };
 
+// The parts between cuts (offsets in carry's buffer, ascending; cuts.front() == at): part 0 goes on
+// from carry (where the previous cuts' parts stopped), the others start on their PSB. carry and
+// at are left where decoding stopped, for cuts that follow in the same stream.
 template <class Part, class Run, class Take>
-PartCount decode_psb_parts(const Config& config, unsigned threads, uint64_t part_bytes, Run run, Take take) {
-    PartCount count;
-    std::vector<uint64_t> cuts = psb_cuts(config, part_bytes);
-    if (cuts.size() < 2) return count;
+void decode_cut_parts(const std::vector<uint64_t>& cuts, unsigned threads, PacketDecoder& carry, uint64_t& at,
+                      PartCount& count, Run run, Take take) {
+    if (cuts.size() < 2) return;
     const size_t n = cuts.size() - 1;
-    count.parts = n;
+    count.parts += n;
     std::vector<Part> parts(n);
-    std::vector<PacketDecoder> decoders(n, PacketDecoder(config));
+    std::vector<PacketDecoder> decoders(n, carry);
     std::vector<uint64_t> reached(n, 0);
-    PacketDecoder carry(config);
-    uint64_t at = cuts[0];
     run_in_order(
         n, threads, 2 * static_cast<size_t>(threads),
         [&](size_t i) {
-            decoders[i].sync_set(cuts[i]);
+            if (i > 0) decoders[i].sync_set(cuts[i]);
             reached[i] = run(parts[i], decoders[i], cuts[i + 1]);
         },
         [&](size_t i) {
@@ -59,13 +59,26 @@ PartCount decode_psb_parts(const Config& config, unsigned threads, uint64_t part
             } else {
                 ++count.dropped;
             }
-            parts[i] = Part{};
+            // Freed, not assigned: a string assigned an empty one keeps its buffer (libstdc++),
+            // and every part's text would stay until the end.
+            { Part done(std::move(parts[i])); }
             if (at < cuts[i + 1]) {
                 Part rest;
                 at = run(rest, carry, cuts[i + 1]);
                 take(rest);
             }
         });
+}
+
+template <class Part, class Run, class Take>
+PartCount decode_psb_parts(const Config& config, unsigned threads, uint64_t part_bytes, Run run, Take take) {
+    PartCount count;
+    std::vector<uint64_t> cuts = psb_cuts(config, part_bytes);
+    if (cuts.size() < 2) return count;
+    PacketDecoder carry(config);
+    carry.sync_set(cuts[0]);
+    uint64_t at = cuts[0];
+    decode_cut_parts<Part>(cuts, threads, carry, at, count, run, take);
     return count;
 }
 

@@ -1,0 +1,234 @@
+// `ipt summary` reads its file in bounded windows cut at PSBs (psb_windows.hpp): the sums are
+// those of the whole stream in memory, for every window size and thread count, on generated streams
+// (clean, damaged, PSB floods, packets across PSBs, no PSB), the committed streams and libipt's
+// suite; the window stays at its size on a large stream, and the command's peak RSS does not grow
+// with the stream (a 4x larger stream: less than 4 MiB more).
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "ipt/packet_summary.hpp"
+#include "ipt/trace_file.hpp"
+#include "ipt_stream_generator.hpp"
+#include "ipt_test_bytes.hpp"
+
+namespace fs = std::filesystem;
+namespace ri = ringscope::ipt;
+using ri::testing::GeneratorOptions;
+
+namespace {
+
+using ipt_test::write_temp;
+
+struct Case {
+    std::string name;
+    std::vector<uint8_t> bytes;
+};
+
+std::vector<uint8_t> read_all(const fs::path& p) {
+    auto bytes = ri::TraceBytes::load(p.string());
+    if (!bytes) return {};
+    return std::vector<uint8_t>(bytes->begin(), bytes->end());
+}
+
+void put_psb(std::vector<uint8_t>& out, int psbs = 1) {
+    for (int i = 0; i < 8 * psbs; ++i) out.insert(out.end(), {0x02, 0x82});
+}
+
+std::vector<Case> cases() {
+    std::vector<Case> all;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+        GeneratorOptions o;
+        o.segments = 60;
+        o.body_packets = 40;
+        all.push_back({"seed " + std::to_string(seed), ri::testing::generate_stream(seed, o)});
+        o.corruptions = 30;
+        o.garbage_before = o.truncate_last = true;
+        all.push_back({"damaged " + std::to_string(seed), ri::testing::generate_stream(seed, o)});
+        o.close_psbs = true;
+        all.push_back({"close psbs " + std::to_string(seed), ri::testing::generate_stream(seed, o)});
+        all.push_back({"random " + std::to_string(seed),
+                       ri::testing::generate_stream(seed, ri::testing::random_options(seed))});
+    }
+    GeneratorOptions none;
+    none.no_psb = true;
+    none.segments = 40;
+    all.push_back({"no psb", ri::testing::generate_stream(7, none)});
+    // PSB floods longer than a small window, and an MTC whose payload is a PSB's first byte
+    // (decoding runs past that cut).
+    std::vector<uint8_t> flood;
+    for (int round = 0; round < 40; ++round) {
+        put_psb(flood, round % 7 == 3 ? 40 : 1);
+        flood.insert(flood.end(), {0x02, 0x23, 0x06, 0x00, 0x0a});  // PSBEND, TNT-8, PAD, TNT-8
+        if (round % 3 == 1) flood.push_back(0x59);
+        for (int i = 0; i < round * 7; ++i) flood.push_back(0x00);
+    }
+    all.push_back({"floods", flood});
+    for (const char* name : {"clean", "messy", "close_psbs"})
+        all.push_back({name, read_all(fs::path(RINGSCOPE_SOURCE_DIR) / "tests/data/ipt" /
+                                      (std::string(name) + ".pt"))});
+    return all;
+}
+
+// Mostly TNT and compressed TIPs, 4000 packets a PSB segment: about 8.5 KiB a segment.
+std::vector<uint8_t> realistic(uint64_t seed, size_t segments) {
+    GeneratorOptions o;
+    o.realistic = true;
+    o.segments = segments;
+    o.body_packets = 4000;
+    return ri::testing::generate_stream(seed, o);
+}
+
+std::string whole(const std::vector<uint8_t>& raw) {
+    ri::TraceBytes bytes = ri::TraceBytes::copy(raw.data(), raw.size());
+    ri::Config c;
+    c.begin = bytes.begin();
+    c.end = bytes.end();
+    ri::PacketSummary s;
+    s.add_stream(c, 1);
+    return s.save_state().dump();
+}
+
+std::string windowed(const std::string& path, unsigned threads, uint64_t window, size_t* peak = nullptr) {
+    ri::PacketSummary s;
+    if (ringscope::Status st = s.add_file(path, threads, window, peak); !st) return st.error().to_string();
+    return s.save_state().dump();
+}
+
+TEST(IptWindow, SummaryEqualsWholeStream) {
+    for (const Case& c : cases()) {
+        ASSERT_FALSE(c.bytes.empty()) << c.name;
+        std::string path = write_temp(c.bytes, "ipt_window");
+        ASSERT_FALSE(path.empty());
+        const std::string expected = whole(c.bytes);
+        for (uint64_t window : {256, 320, 1000, 4096, 65536, 0})
+            for (unsigned threads : {1u, 2u, 3u})
+                ASSERT_EQ(windowed(path, threads, window), expected)
+                    << c.name << ", window " << window << ", -j " << threads;
+        std::remove(path.c_str());
+    }
+}
+
+TEST(IptWindow, SummaryEqualsWholeStreamOnLibiptSuite) {
+    fs::path dir = fs::path(RINGSCOPE_SHARED_DIR) / "conformance/ipt/libipt-suite";
+    if (!fs::is_directory(dir)) GTEST_SKIP() << dir << " is not there";
+    size_t streams = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+        if (e.path().extension() != ".pt") continue;
+        std::vector<uint8_t> raw = read_all(e.path());
+        const std::string expected = whole(raw);
+        for (uint64_t window : {256, 1000, 0})
+            for (unsigned threads : {1u, 3u})
+                ASSERT_EQ(windowed(e.path().string(), threads, window), expected)
+                    << e.path() << ", window " << window << ", -j " << threads;
+        ++streams;
+    }
+    EXPECT_GT(streams, 100u);
+}
+
+// A 16 MiB stream goes through a 64 KiB window that never grows; a long stretch without PSB makes it
+// grow.
+TEST(IptWindow, WindowStaysBounded) {
+    std::vector<uint8_t> raw = realistic(9, 2000);
+    ASSERT_GT(raw.size(), 16u << 20);
+    std::string path = write_temp(raw, "ipt_window_big");
+    ASSERT_FALSE(path.empty());
+    size_t peak = 0;
+    EXPECT_EQ(windowed(path, 1, 64 << 10, &peak), whole(raw));
+    EXPECT_EQ(peak, 64u << 10);
+    EXPECT_EQ(windowed(path, 2, 64 << 10, &peak), whole(raw));
+    EXPECT_EQ(peak, 64u << 10);
+    std::remove(path.c_str());
+
+    // Looking for the first PSB slides the window along a stream that has none.
+    GeneratorOptions none;
+    none.no_psb = true;
+    none.segments = 100;
+    raw = ri::testing::generate_stream(3, none);
+    path = write_temp(raw, "ipt_window_none");
+    EXPECT_EQ(windowed(path, 1, 256, &peak), whole(raw));
+    EXPECT_EQ(peak, 256u);
+    std::remove(path.c_str());
+
+    // 20000 bytes of packets between two PSBs: the window grows to hold them.
+    raw.clear();
+    put_psb(raw);
+    raw.insert(raw.end(), {0x02, 0x23});
+    raw.insert(raw.end(), 20000, 0x06);
+    put_psb(raw);
+    raw.insert(raw.end(), {0x02, 0x23, 0x06});
+    path = write_temp(raw, "ipt_window_gap");
+    EXPECT_EQ(windowed(path, 1, 256, &peak), whole(raw));
+    EXPECT_GE(peak, 20000u);
+    std::remove(path.c_str());
+}
+
+// Peak RSS (KiB) of `ringscope ARGS...`, run in a child of its own.
+long child_rss(const std::vector<std::string>& args) {
+    const std::string bin = std::string(RINGSCOPE_BINARY_DIR) + "/ringscope";
+    pid_t pid = fork();
+    if (pid == 0) {
+        std::vector<char*> argv{const_cast<char*>(bin.c_str())};
+        for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        if (!std::freopen("/dev/null", "w", stdout)) _exit(127);
+        execv(bin.c_str(), argv.data());
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage usage {};
+    if (pid < 0 || wait4(pid, &status, 0, &usage) != pid) return -1;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -2;
+    return usage.ru_maxrss;
+}
+
+TEST(IptWindow, SummaryPeakRssIsFlat) {
+    std::vector<uint8_t> one = realistic(5, 800);
+    ASSERT_GT(one.size(), 6u << 20);
+    std::vector<uint8_t> four;
+    for (int i = 0; i < 4; ++i) four.insert(four.end(), one.begin(), one.end());
+    std::string p1 = write_temp(one, "ipt_rss_1"), p4 = write_temp(four, "ipt_rss_4");
+    ASSERT_FALSE(p1.empty());
+    ASSERT_FALSE(p4.empty());
+    for (const char* jobs : {"1", "2"}) {
+        long a = child_rss({"ipt", "summary", "-j", jobs, p1});
+        long b = child_rss({"ipt", "summary", "-j", jobs, p4});
+        ASSERT_GT(a, 0) << jobs;
+        ASSERT_GT(b, 0) << jobs;
+        // The old whole-file read: b - a was the 3 x 6 MiB more of the file.
+        EXPECT_LT(b - a, 4 << 10) << "-j " << jobs << ": " << a << " KiB, 4x: " << b << " KiB";
+    }
+    std::remove(p1.c_str());
+    std::remove(p4.c_str());
+}
+
+// ipt dump -j keeps the text of the parts in flight only: each part's text is freed once written
+// (it was kept, as an empty string's buffer, to the end: 216 MB more for a 24 MB stream). The
+// stream itself is still read whole: the 4x stream may cost its 3x more bytes, not its text.
+TEST(IptWindow, DumpJobsFreeTheirText) {
+    std::vector<uint8_t> one = realistic(6, 240);
+    ASSERT_GT(one.size(), 2u << 20);
+    std::vector<uint8_t> four;
+    for (int i = 0; i < 4; ++i) four.insert(four.end(), one.begin(), one.end());
+    std::string p1 = write_temp(one, "ipt_dump_rss_1"), p4 = write_temp(four, "ipt_dump_rss_4");
+    ASSERT_FALSE(p1.empty());
+    ASSERT_FALSE(p4.empty());
+    long a = child_rss({"ipt", "dump", "-j", "2", p1});
+    long b = child_rss({"ipt", "dump", "-j", "2", p4});
+    ASSERT_GT(a, 0);
+    ASSERT_GT(b, 0);
+    EXPECT_LT(b - a, static_cast<long>(3 * one.size() / 1024) + (16 << 10))
+        << a << " KiB, 4x: " << b << " KiB";
+    std::remove(p1.c_str());
+    std::remove(p4.c_str());
+}
+
+}  // namespace
