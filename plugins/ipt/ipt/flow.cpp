@@ -140,6 +140,9 @@ void print_event_text(std::FILE* out, const QueryEvent& ev, const FlowOptions& o
         case EventKind::swintr:
             std::fprintf(out, "%s %u", event_kind_name(ev.type), ev.vector);
             break;
+        case EventKind::iflags:
+            std::fprintf(out, "interrupts %s", ev.iflag ? "enabled" : "disabled");
+            break;
         case EventKind::iret:
         case EventKind::smi:
         case EventKind::rsm:
@@ -524,9 +527,8 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.keep_tcal_insn = true;
     else if (a == "--block:keep-tcal-on-ovf")
         o.keep_tcal_block = true;
-    // Accepted for ptxed's argument lists; what it asks for is not done yet (see README).
     else if (a == "--event:iflags")
-        ;
+        o.config.iflags_events = true;
     else
         return false;
     return true;

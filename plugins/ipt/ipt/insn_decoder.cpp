@@ -239,6 +239,10 @@ int InsnDecoder::check_ip_event(const Insn* insn, const DecodedInsn* iext) noexc
             if (ev.from != ip_) break;
             return status_flags(pts_event_pending);
         case EventKind::exec_mode:
+        case EventKind::iflags:
+            // libipt master: without tracing there is no IP to wait for.
+            if (!at_ip && (enabled_ || !master_)) break;
+            return status_flags(pts_event_pending);
         case EventKind::async_paging:
         case EventKind::async_vmcs:
             if (!at_ip) break;

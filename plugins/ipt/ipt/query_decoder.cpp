@@ -81,6 +81,7 @@ QueryCore::QueryCore(const Config& config) noexcept : config_(config) {
 
 void QueryCore::reset() noexcept {
     enabled_ = false;
+    mode_exec_valid_ = fup_taken_ = false;
     consume_packet_ = false;
     event_ = nullptr;
     ip_.init();
@@ -131,6 +132,15 @@ int QueryCore::read_ahead() noexcept {
                 break;
             case PacketKind::cyc:
                 status = decode_cyc();
+                break;
+            case PacketKind::mode:
+                // libipt master: a MODE.EXEC that changes nothing is no event.
+                if (master_ && !evq_.pending(evb_now) && mode_exec_is_silent()) {
+                    status = decode_mode();
+                    break;
+                }
+                if (will_event()) return 0;
+                status = decode(next_);
                 break;
             default:
                 if (will_event()) return 0;
@@ -617,6 +627,7 @@ int QueryCore::decode_tip() noexcept {
             case EventKind::async_paging:
             case EventKind::async_vmcs:
             case EventKind::exec_mode:
+            case EventKind::iflags:
                 status = event_ip(ev->ip, *ev);
                 break;
             default:
@@ -663,7 +674,7 @@ int QueryCore::decode_tip_pge() noexcept {
     } else {
         ev = evq_.dequeue(evb_tip);
         if (ev) {
-            if (ev->type != EventKind::exec_mode) return -pte_bad_context;
+            if (ev->type != EventKind::exec_mode && ev->type != EventKind::iflags) return -pte_bad_context;
             int status = event_ip(ev->ip, *ev);
             if (status < 0) return status;
         }
@@ -694,6 +705,7 @@ int QueryCore::decode_tip_pgd() noexcept {
             case EventKind::async_paging:
             case EventKind::async_vmcs:
             case EventKind::exec_mode:
+            case EventKind::iflags:
                 // Tracing is off when these apply: no IP.
                 ev->ip_suppressed = true;
                 break;
@@ -797,6 +809,8 @@ int QueryCore::decode_fup() noexcept {
             case EventKind::mwait:
             case EventKind::ptwrite:
             case EventKind::trig:
+            case EventKind::exec_mode:
+            case EventKind::iflags:
                 consume_packet_ = true;
                 status = event_ip(ev->ip, *ev);
                 break;
@@ -828,6 +842,9 @@ int QueryCore::decode_fup() noexcept {
         if (evq_.pending(evb_fup)) return 0;
         if (!consume_packet_) return 0;
         consume_packet_ = false;
+    } else if (fup_taken_) {
+        // libipt master: a MODE.EXEC that changed nothing took this FUP.
+        fup_taken_ = false;
     } else {
         // A FUP on its own starts an async branch that binds to the next TIP.
         uint64_t ip = 0;
@@ -889,6 +906,7 @@ int QueryCore::process_pending_psb_events() noexcept {
     switch (ev->type) {
         case EventKind::async_paging:
         case EventKind::exec_mode:
+        case EventKind::iflags:
         case EventKind::tsx:
         case EventKind::async_vmcs:
             status = event_ip(ev->ip, *ev);
@@ -1028,7 +1046,9 @@ int QueryCore::decode_mode() noexcept {
     if (size < 0) return size;
     const PacketMode& m = packet.payload.mode;
     int status = 0;
-    if (m.leaf == ModeLeaf::exec) {
+    if (m.leaf == ModeLeaf::exec && master_) {
+        status = decode_mode_exec(m, pos_ + size);
+    } else if (m.leaf == ModeLeaf::exec) {
         QueryEvent* ev = evq_.enqueue(evb_tip);
         if (!ev) return -pte_nomem;
         ev->type = EventKind::exec_mode;
@@ -1052,12 +1072,21 @@ int QueryCore::header_mode() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mode);
     if (size < 0) return size;
+    const PacketMode& m = packet.payload.mode;
+    if (master_ && m.leaf == ModeLeaf::exec) {
+        int status = header_mode_exec(m);
+        if (status < 0) return status;
+    }
     QueryEvent* ev = evq_.enqueue(evb_psbend);
     if (!ev) return -pte_nomem;
-    const PacketMode& m = packet.payload.mode;
     if (m.leaf == ModeLeaf::exec) {
         ev->type = EventKind::exec_mode;
         ev->exec_mode = exec_mode_of(m);
+        if (master_ && config_.iflags_events) {
+            if (!(ev = evq_.enqueue(evb_psbend))) return -pte_nomem;
+            ev->type = EventKind::iflags;
+            ev->iflag = m.iflag;
+        }
     } else {
         ev->type = EventKind::tsx;
         ev->speculative = m.intx;
@@ -1351,7 +1380,8 @@ const char* event_kind_name(EventKind kind) noexcept {
         "pwrx",         "ptwrite",    "tick",           "cbr",          "mnt",
         "trig",         "interrupt",  "iret",           "smi",          "rsm",
         "sipi",         "init",       "vmentry",        "vmexit",       "shutdown",
-        "uintr",        "uiret",      "swintr",         "syscall",      "ignore"};
+        "uintr",        "uiret",      "swintr",         "syscall",      "ignore",
+        "iflags"};
     auto i = static_cast<size_t>(kind);
     return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "unknown";
 }

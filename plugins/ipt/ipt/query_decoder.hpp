@@ -6,9 +6,10 @@
 // Errata workarounds of the query layer (BDM70, SKD007, and for overflows SKD010, APL11, APL12 in
 // query_errata.cpp) follow 2.0.5. With Config::packets full (the default) it follows libipt
 // master where the two differ: TRIG events, Event Trace's CFE and EVD events (an EVD's details
-// wait for their CFE), MWAIT and PWRE bound to the EXSTOP (MWAIT, EXSTOP, PWRE in that order;
-// what still waits at a PWRX or an overflow released there); with libipt_2_0_5, 2.0.5's events
-// (CFE, EVD, TRIG unknown opcodes).
+// wait for their CFE), MODE.EXEC's events only for what changed (and the interrupt flag's with
+// Config::iflags_events), bound to the FUP or TIP that comes first, MWAIT and PWRE bound to the EXSTOP
+// (MWAIT, EXSTOP, PWRE in that order; what still waits at a PWRX or an overflow released there); with
+// libipt_2_0_5, 2.0.5's events (CFE, EVD, TRIG unknown opcodes).
 #pragma once
 
 #include <cstdint>
@@ -203,6 +204,13 @@ class QueryCore {
     int decode_ptw() noexcept;
     int decode_trig() noexcept;
     int decode_cfe() noexcept;
+    // libipt master's MODE.EXEC (after: where the packet ends): an exec mode event when the mode
+    // changed, an iflags event when the flag did (Config::iflags_events), bound to the FUP (which
+    // it takes, even with no event) or TIP that comes first.
+    int decode_mode_exec(const PacketMode& m, const uint8_t* after) noexcept;
+    int header_mode_exec(const PacketMode& m) noexcept;
+    // Whether the MODE packet at pos_ is a MODE.EXEC that would change nothing.
+    bool mode_exec_is_silent() const noexcept;
     int decode_evd() noexcept;
     // libipt master: moves what waits at binding from into to (ip suppressed unless keep_ip).
     int move_events(Binding from, Binding to, bool keep_ip) noexcept;
@@ -235,6 +243,10 @@ class QueryCore {
     bool master_ = false;
     const detail::Kinds* opc_ = &detail::kOpcOld;
     const detail::Kinds* ext_ = &detail::kExtOld;
+    // libipt master: the execution mode and interrupt flag known so far, and a FUP taken by a
+    // MODE.EXEC without events.
+    bool mode_exec_valid_ = false, iflag_ = false, fup_taken_ = false;
+    uint8_t exec_mode_ = 0;
     const uint8_t* pos_ = nullptr;
     const uint8_t* sync_ = nullptr;
     // Where the last start() left the decoder and what it returned: a decoder still there has not

@@ -42,6 +42,7 @@ enum class EventKind : uint8_t {
     swintr,
     syscall,
     ignore,  // a CFE of an unknown type: takes its FUP, never published
+    iflags,  // the interrupt flag (MODE.EXEC), with Config::iflags_events
 };
 
 const char* event_kind_name(EventKind kind) noexcept;
@@ -76,6 +77,7 @@ struct QueryEvent {
     uint64_t cr2 = 0, vmxr = 0, vmxq = 0;
     bool has_vector = false, has_cr2 = false, has_vmxr = false, has_vmxq = false;
     bool keeps_fup = false;  // bound to a FUP that goes on to make an asynchronous branch
+    bool iflag = false;      // iflags: interrupts enabled
     bool non_root = false, speculative = false, aborted = false, hw = false, interrupt = false, store = false,
          autonomous = false;
     bool resumed = false;  // enabled: where tracing had stopped (set by the instruction flow decoder)

@@ -1,6 +1,8 @@
 // libipt master's packets and events in the query decoder (QueryCore::master_): TRIG, Event
-// Trace's CFE and EVD, and the release of the power events that wait for an EXSTOP.
+// Trace's CFE and EVD, MODE.EXEC's events, and the release of the power events that wait for an
+// EXSTOP.
 #include "ipt/errors.hpp"
+#include "ipt/packet_decoder.hpp"
 #include "ipt/query_decoder.hpp"
 
 namespace ringscope::ipt {
@@ -166,6 +168,89 @@ int QueryCore::decode_cfe() noexcept {
         event_ = ev;
     }
     pos_ += size;
+    return 0;
+}
+
+namespace {
+
+// Whether the FUP or the TIP comes first from pos on (timing and padding between): 1 for a FUP.
+int fup_comes_first(const uint8_t* pos, const Config& config) noexcept {
+    PacketDecoder pkt(config);
+    if (pkt.sync_set(static_cast<uint64_t>(pos - config.begin)) < 0) return 0;
+    for (;;) {
+        Packet packet;
+        if (pkt.next(packet) < 0) return 0;
+        switch (packet.type) {
+            case PacketType::fup:
+                return 1;
+            case PacketType::pad:
+            case PacketType::tsc:
+            case PacketType::cbr:
+            case PacketType::tma:
+            case PacketType::mtc:
+            case PacketType::cyc:
+            case PacketType::mnt:
+                continue;
+            default:
+                return 0;
+        }
+    }
+}
+
+}  // namespace
+
+int QueryCore::decode_mode_exec(const PacketMode& m, const uint8_t* after) noexcept {
+    const uint8_t mode = static_cast<uint8_t>(exec_mode_of(m));
+    const bool changed = !mode_exec_valid_ || mode != exec_mode_;
+    const bool iflag_changed = config_.iflags_events && (!mode_exec_valid_ || (m.iflag != 0) != iflag_);
+    mode_exec_valid_ = true;
+    exec_mode_ = mode;
+    iflag_ = m.iflag != 0;
+    const Binding at = fup_comes_first(after, config_) ? evb_fup : evb_tip;
+    if (!changed && !iflag_changed) {
+        // Nothing to tell; a FUP is still this packet's, not an asynchronous branch.
+        if (at == evb_fup) fup_taken_ = true;
+        return 0;
+    }
+    if (changed) {
+        QueryEvent* ev = evq_.enqueue(at);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::exec_mode;
+        ev->exec_mode = mode;
+        int status = event_time(*ev);
+        if (status < 0) return status;
+    }
+    if (iflag_changed) {
+        QueryEvent* ev = evq_.enqueue(at);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::iflags;
+        ev->iflag = iflag_;
+        int status = event_time(*ev);
+        if (status < 0) return status;
+    }
+    return 0;
+}
+
+bool QueryCore::mode_exec_is_silent() const noexcept {
+    Packet packet;
+    if (read(packet, PacketKind::mode) < 0) return false;
+    const PacketMode& m = packet.payload.mode;
+    return m.leaf == ModeLeaf::exec && mode_exec_valid_ &&
+           static_cast<uint8_t>(exec_mode_of(m)) == exec_mode_ &&
+           (!config_.iflags_events || (m.iflag != 0) == iflag_);
+}
+
+// In PSB+: the state the decoder knew must be the one the header restates.
+int QueryCore::header_mode_exec(const PacketMode& m) noexcept {
+    const uint8_t mode = static_cast<uint8_t>(exec_mode_of(m));
+    if (mode_exec_valid_) {
+        if (config_.iflags_events && (m.iflag != 0) != iflag_) return -pte_bad_status_update;
+        if (mode != exec_mode_) return -pte_bad_status_update;
+        return 0;
+    }
+    mode_exec_valid_ = true;
+    exec_mode_ = mode;
+    iflag_ = m.iflag != 0;
     return 0;
 }
 
