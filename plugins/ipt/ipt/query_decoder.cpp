@@ -727,24 +727,25 @@ int QueryCore::decode_tip_pgd() noexcept {
     return 0;
 }
 
-int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
-    PacketDecoder pkt(config_);
-    int status = pkt.sync_set(static_cast<uint64_t>(pos - config_.begin));
+int first_packet_is(const Config& config, const uint8_t* pos, PacketType want, bool skip_state) noexcept {
+    PacketDecoder pkt(config);
+    int status = pkt.sync_set(static_cast<uint64_t>(pos - config.begin));
     if (status < 0) return status;
     for (;;) {
         Packet packet;
         status = pkt.next(packet);
         if (status < 0) return status == -pte_eos ? 0 : status;
+        if (packet.type == want) return 1;
         switch (packet.type) {
-            case PacketType::tip_pge:
-                return 1;
-            case PacketType::pad:
-            case PacketType::tsc:
-            case PacketType::cbr:
             case PacketType::psbend:
             case PacketType::pip:
             case PacketType::mode:
             case PacketType::vmcs:
+                if (!skip_state) return 0;
+                continue;
+            case PacketType::pad:
+            case PacketType::tsc:
+            case PacketType::cbr:
             case PacketType::tma:
             case PacketType::mtc:
             case PacketType::cyc:
@@ -754,6 +755,10 @@ int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
                 return 0;
         }
     }
+}
+
+int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
+    return first_packet_is(config_, pos, PacketType::tip_pge, true);
 }
 
 int QueryCore::header_fup() noexcept {

@@ -25,6 +25,10 @@
 
 namespace ringscope::ipt {
 
+// Whether the first packet from pos that is not padding, timing or MNT (with skip_state, not
+// PSBEND, PIP, MODE or VMCS either) is a want: 1, else 0 (also at the end), or an error.
+int first_packet_is(const Config& config, const uint8_t* pos, PacketType want, bool skip_state) noexcept;
+
 // The decoder's state and every path but the answers from cached TNT bits, which QueryDecoder
 // gives inline. Used through QueryDecoder.
 class QueryCore {

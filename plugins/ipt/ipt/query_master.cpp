@@ -2,7 +2,6 @@
 // Trace's CFE and EVD, MODE.EXEC's events, and the release of the power events that wait for an
 // EXSTOP.
 #include "ipt/errors.hpp"
-#include "ipt/packet_decoder.hpp"
 #include "ipt/query_decoder.hpp"
 
 namespace ringscope::ipt {
@@ -171,34 +170,6 @@ int QueryCore::decode_cfe() noexcept {
     return 0;
 }
 
-namespace {
-
-// Whether the FUP or the TIP comes first from pos on (timing and padding between): 1 for a FUP.
-int fup_comes_first(const uint8_t* pos, const Config& config) noexcept {
-    PacketDecoder pkt(config);
-    if (pkt.sync_set(static_cast<uint64_t>(pos - config.begin)) < 0) return 0;
-    for (;;) {
-        Packet packet;
-        if (pkt.next(packet) < 0) return 0;
-        switch (packet.type) {
-            case PacketType::fup:
-                return 1;
-            case PacketType::pad:
-            case PacketType::tsc:
-            case PacketType::cbr:
-            case PacketType::tma:
-            case PacketType::mtc:
-            case PacketType::cyc:
-            case PacketType::mnt:
-                continue;
-            default:
-                return 0;
-        }
-    }
-}
-
-}  // namespace
-
 int QueryCore::decode_mode_exec(const PacketMode& m, const uint8_t* after) noexcept {
     const uint8_t mode = static_cast<uint8_t>(exec_mode_of(m));
     const bool changed = !mode_exec_valid_ || mode != exec_mode_;
@@ -206,7 +177,7 @@ int QueryCore::decode_mode_exec(const PacketMode& m, const uint8_t* after) noexc
     mode_exec_valid_ = true;
     exec_mode_ = mode;
     iflag_ = m.iflag != 0;
-    const Binding at = fup_comes_first(after, config_) ? evb_fup : evb_tip;
+    const Binding at = first_packet_is(config_, after, PacketType::fup, false) > 0 ? evb_fup : evb_tip;
     if (!changed && !iflag_changed) {
         // Nothing to tell; a FUP is still this packet's, not an asynchronous branch.
         if (at == evb_fup) fup_taken_ = true;
