@@ -1,14 +1,14 @@
 // `ringscope ipt flow` on libipt's own ptxed expectations (../shared/conformance/ipt/libipt-suite,
 // skipped without it): every run of manifest-ptxed.tsv, its argument vector as libipt's harness
 // passes it, the output compared as `diff -ub` compares (runs of blanks equal, trailing blanks
-// ignored). The suite follows libipt master; this decoder follows libipt 2.0.5's, which decodes
-// fewer of them (588 of the 860 with Debian's libipt: bench/reference/ptxed_libipt.c). The test
-// reports the count, writes the runs that differ to build/tests/ipt_flow_suite.failures and fails
-// when they are not exactly the pending runs of ipt_flow_suite_pending.tsv (NAME, tab, argv; a
-// run that starts to match is taken off the list), and when fewer than kFloor match. What does not match yet:
-// the packets and events libipt 2.0.5 does not know (TRIG, CFE, EVD: the ptet-* and *trig* cases), master's
-// --resync-on-error where master reports an error at another offset than 2.0.5 (or resyncs at a
-// PSB+, a PTWRITE or a TSX event), master's order of PWRE/EXSTOP/MWAIT events.
+// ignored). The suite follows libipt master, as `ipt flow` does by default; with --compat 2.0.5 it
+// follows libipt 2.0.5's decoder, which decodes fewer of them (588 of the 860 with Debian's
+// libipt: bench/reference/ptxed_libipt.c). The test reports the count, writes the runs that
+// differ to build/tests/ipt_flow_suite.failures and fails when they are not exactly the pending
+// runs of ipt_flow_suite_pending.tsv (NAME, tab, argv; a run that starts to match is taken off the
+// list), and when fewer than kFloor match. What does not match yet: master's --resync-on-error,
+// where master reports an error at another trace offset than 2.0.5 or resyncs at a PSB+, a
+// PTWRITE or a TSX event.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr size_t kFloor = 752;
+constexpr size_t kFloor = 832;
 constexpr size_t kReferenceFloor = 696;
 
 using namespace ipt_suite;
@@ -123,26 +123,23 @@ std::string libipt_output(const std::vector<std::string>& argv) {
     return out;
 }
 
-// The same runs against libipt 2.0.5's decoder (the oracle this decoder follows): the count of
-// identical outputs, the others in build/tests/ipt_flow_reference.failures.
+// The same runs against libipt 2.0.5's decoder, ours with --compat 2.0.5: the count of identical
+// outputs, the others in build/tests/ipt_flow_reference.failures.
 TEST(IptFlowSuite, SameAsLibipt) {
     if (!fs::exists(suite_dir() / "manifest-ptxed.tsv")) GTEST_SKIP() << suite_dir() << " is absent";
-    auto [runs, same] = each_run(
-        "ipt_flow_reference.failures",
-        [](const fs::path& exp, const std::vector<std::string>& argv, const std::string& got) {
-            // Options libipt 2.0.5's ptxed does not have: the same is ours without them.
-            auto master_only = [](const std::string& a) {
-                return a == "--resync-on-error" || a == "--insn:keep-tcal-on-ovf" ||
-                       a == "--block:keep-tcal-on-ovf";
-            };
-            if (std::any_of(argv.begin(), argv.end(), master_only)) {
-                std::vector<std::string> without;
-                std::remove_copy_if(argv.begin(), argv.end(), std::back_inserter(without), master_only);
-                int rc = 0;
-                return run_flow(exp.parent_path(), without, rc) == libipt_output(argv);
-            }
-            return got == libipt_output(argv);
-        });
+    auto [runs, same] =
+        each_run("ipt_flow_reference.failures",
+                 [](const fs::path& exp, const std::vector<std::string>& argv, const std::string&) {
+                     // Options libipt 2.0.5's ptxed does not have: the same is ours without them.
+                     auto master_only = [](const std::string& a) {
+                         return a == "--resync-on-error" || a == "--insn:keep-tcal-on-ovf" ||
+                                a == "--block:keep-tcal-on-ovf";
+                     };
+                     std::vector<std::string> ours{"--compat", "2.0.5"};
+                     std::remove_copy_if(argv.begin(), argv.end(), std::back_inserter(ours), master_only);
+                     int rc = 0;
+                     return run_flow(exp.parent_path(), ours, rc) == libipt_output(argv);
+                 });
     std::printf("ipt flow: %zu of %zu runs print what libipt 2.0.5 prints\n", same, runs);
     RecordProperty("same", static_cast<int>(same));
     EXPECT_EQ(runs, 860u);

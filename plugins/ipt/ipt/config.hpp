@@ -38,6 +38,9 @@ struct Config {
     // libipt's keep_tcal_on_ovf (ptxed's --insn:/--block:keep-tcal-on-ovf): an overflow keeps the
     // time calibration (its reference points dropped) instead of starting it over.
     bool keep_tcal_on_ovf = false;
+    // libipt's enable_iflags_events (ptxed's --event:iflags): with libipt master's events, the
+    // interrupt flag of MODE.EXEC as events of its own.
+    bool iflags_events = false;
 };
 
 // libipt's pt_cpu_errata(): fills the errata of a known cpu; -pte_bad_cpu for an unknown one.

@@ -9,7 +9,10 @@
 
 namespace ringscope::ipt {
 
-enum Binding : uint8_t { evb_psbend, evb_tip, evb_fup, evb_max };
+// evb_exstop, evb_pwre, evb_now and evb_cfe only with libipt master's events (QueryCore::master_):
+// MWAIT and PWRE wait for the EXSTOP, evb_now holds events published before the next packet's,
+// evb_cfe an EVD's event waiting for its CFE.
+enum Binding : uint8_t { evb_psbend, evb_tip, evb_fup, evb_exstop, evb_pwre, evb_now, evb_cfe, evb_max };
 
 class EventQueue {
   public:
@@ -40,6 +43,8 @@ class EventQueue {
         begin_[b] = inc(begin);
         return &queue_[b][begin];
     }
+    bool is_standalone(const QueryEvent* ev) const noexcept { return ev == &standalone_; }
+    QueryEvent* peek(Binding b) noexcept { return begin_[b] == end_[b] ? nullptr : &queue_[b][begin_[b]]; }
     void clear(Binding b) noexcept { begin_[b] = end_[b] = 0; }
     bool pending(Binding b) const noexcept { return begin_[b] != end_[b]; }
     QueryEvent* find(Binding b, EventKind kind) noexcept {

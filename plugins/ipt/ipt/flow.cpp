@@ -120,6 +120,40 @@ void print_event_text(std::FILE* out, const QueryEvent& ev, const FlowOptions& o
         case EventKind::mnt:
             std::fprintf(out, "mnt: %" PRIx64, ev.payload);
             return;
+        case EventKind::trig:
+            std::fprintf(out, "trig %02x%s", ev.trbv, ev.mult ? ", mult" : "");
+            break;
+        case EventKind::interrupt:
+            std::fprintf(out, "interrupt %u", ev.vector);
+            if (ev.has_cr2) std::fprintf(out, ", cr2: %016" PRIx64, ev.cr2);
+            break;
+        case EventKind::vmexit:
+            std::fputs("vmexit", out);
+            if (ev.has_vector) std::fprintf(out, ", intr: %u", ev.vector);
+            if (ev.has_vmxr) std::fprintf(out, ", vmxr: %016" PRIx64, ev.vmxr);
+            if (ev.has_vmxq) std::fprintf(out, ", vmxq: %016" PRIx64, ev.vmxq);
+            break;
+        case EventKind::sipi:
+            std::fprintf(out, "sipi: %x", ev.vector);
+            break;
+        case EventKind::uintr:
+        case EventKind::swintr:
+            std::fprintf(out, "%s %u", event_kind_name(ev.type), ev.vector);
+            break;
+        case EventKind::iflags:
+            std::fprintf(out, "interrupts %s", ev.iflag ? "enabled" : "disabled");
+            break;
+        case EventKind::iret:
+        case EventKind::smi:
+        case EventKind::rsm:
+        case EventKind::init:
+        case EventKind::vmentry:
+        case EventKind::shutdown:
+        case EventKind::uiret:
+        case EventKind::syscall:
+        case EventKind::ignore:
+            std::fputs(event_kind_name(ev.type), out);
+            break;
     }
     if (ip) std::fprintf(out, ", ip: %016" PRIx64, ev.ip);
 }
@@ -407,6 +441,10 @@ int value_option(const std::string& a, const std::string& v, FlowOptions& o, Inp
             o.config.errata = Errata{};
             o.bad_cpu = cpu_errata(o.config.errata, o.config.cpu) < 0;
         }
+    } else if (a == "--compat") {
+        // libipt 2.0.5's (Debian 12's) decoder: no TRIG, CFE, EVD; its order of power events.
+        if (v != "2.0.5" && v != "master") return bad("libipt version");
+        o.config.packets = v == "master" ? PacketSet::full : PacketSet::libipt_2_0_5;
     } else if (!parse_number(v, n)) {
         return bad("number");
     } else if (a == "--mtc-freq") {
@@ -440,7 +478,8 @@ bool is_value_option(const std::string& a) {
                                              "--mtc-freq",
                                              "--nom-freq",
                                              "--cpuid-0x15.eax",
-                                             "--cpuid-0x15.ebx"};
+                                             "--cpuid-0x15.ebx",
+                                             "--compat"};
     for (const char* w : kWithValue)
         if (a == w) return true;
     return a.size() >= 15 && a.rfind("--filter:addr", 0) == 0 && a[13] >= '0' && a[13] <= '3' &&
@@ -488,9 +527,8 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.keep_tcal_insn = true;
     else if (a == "--block:keep-tcal-on-ovf")
         o.keep_tcal_block = true;
-    // Accepted for ptxed's argument lists; what it asks for is not done yet (see README).
     else if (a == "--event:iflags")
-        ;
+        o.config.iflags_events = true;
     else
         return false;
     return true;
@@ -507,7 +545,7 @@ void usage(std::FILE* f) {
         "       [--event:ip] [--event:time] [--event:tick] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
         "       [--block:end-on-call] [--block:end-on-jump] [--insn:keep-tcal-on-ovf] "
         "[--block:keep-tcal-on-ovf]\n"
-        "       --pt FILE[:FROM[-TO]] | FILE.pt\n",
+        "       [--compat 2.0.5|master] --pt FILE[:FROM[-TO]] | FILE.pt\n",
         f);
 }
 

@@ -152,6 +152,10 @@ int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode)
             out.iclass = InsnClass::far_return;
             out.kind = InsnKind::changes_cpl;
             break;
+        case ZYDIS_MNEMONIC_UIRET:
+            // Back from a user interrupt (libipt master's pt_ild: a far return).
+            out.iclass = InsnClass::far_return;
+            break;
         case ZYDIS_MNEMONIC_VMLAUNCH:
             out.iclass = InsnClass::far_return;
             out.kind = InsnKind::vmlaunch;
@@ -222,6 +226,7 @@ InsnClass class_by_category(const uint8_t* bytes, size_t n, ExecMode mode) noexc
         case ZYDIS_MNEMONIC_VMLAUNCH:
         case ZYDIS_MNEMONIC_VMRESUME:
         case ZYDIS_MNEMONIC_SYSEXIT:
+        case ZYDIS_MNEMONIC_UIRET:
             return InsnClass::far_return;
         case ZYDIS_MNEMONIC_PTWRITE:
             return InsnClass::ptwrite;

@@ -25,6 +25,20 @@ bool is_branch(const DecodedInsn& i) noexcept {
     return i.iclass != InsnClass::other && i.iclass != InsnClass::ptwrite && i.iclass != InsnClass::error;
 }
 
+// Where the flow goes on only with the trace's answer: a conditional jump, a return (compressed
+// or not), an indirect branch.
+// The instruction an Event Trace return (IRET, UIRET, VM entry) without IP binds to.
+bool returns_as(EventKind kind, const DecodedInsn& i) noexcept {
+    if (kind == EventKind::vmentry) return i.kind == InsnKind::vmlaunch || i.kind == InsnKind::vmresume;
+    if (kind == EventKind::iret) return i.iclass == InsnClass::far_return;
+    return is_branch(i) && !i.is_direct && i.iclass != InsnClass::cond_jump;
+}
+
+bool needs_trace(const DecodedInsn& i) noexcept {
+    return i.iclass == InsnClass::cond_jump || i.iclass == InsnClass::ret ||
+           (is_branch(i) && !i.is_direct && i.iclass != InsnClass::cond_jump);
+}
+
 }  // namespace
 
 int AddrFilter::check(uint64_t ip) const noexcept {
@@ -52,7 +66,11 @@ int RetStack::pop(uint64_t& ip) noexcept {
 }
 
 InsnDecoder::InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter)
-    : query_(config), image_(image), filter_(filter), errata_(config.errata) {
+    : query_(config),
+      image_(image),
+      filter_(filter),
+      errata_(config.errata),
+      master_(config.packets == PacketSet::full) {
     reset();
 }
 
@@ -61,7 +79,9 @@ void InsnDecoder::reset() noexcept {
     ip_ = 0;
     status_ = 0;
     enabled_ = speculative_ = process_event_ = process_insn_ = resyncing_ = false;
-    bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
+    since_anchor_ = 0;
+    anchor_event_ = false;
+    bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
     retstack_.clear();
 }
 
@@ -86,7 +106,7 @@ int InsnDecoder::sync_forward() noexcept {
 }
 
 int InsnDecoder::resync() noexcept {
-    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
+    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
     link_run_ = 0;
     if (process_event_ || (status_ & pts_event_pending)) {
         resyncing_ = true;
@@ -120,6 +140,8 @@ int InsnDecoder::event_pending() noexcept {
     int status = query_.event(event_);
     if (status < 0) return status;
     event_.resumed = false;
+    // An event that brings its IP from the trace is where TRIG counts instructions from.
+    anchor_event_ = !event_.ip_suppressed || event_.type == EventKind::trig;
     process_event_ = true;
     status_ = status;
     return 1;
@@ -217,6 +239,10 @@ int InsnDecoder::check_ip_event(const Insn* insn, const DecodedInsn* iext) noexc
             if (ev.from != ip_) break;
             return status_flags(pts_event_pending);
         case EventKind::exec_mode:
+        case EventKind::iflags:
+            // libipt master: without tracing there is no IP to wait for.
+            if (!at_ip && (enabled_ || !master_)) break;
+            return status_flags(pts_event_pending);
         case EventKind::async_paging:
         case EventKind::async_vmcs:
             if (!at_ip) break;
@@ -229,6 +255,36 @@ int InsnDecoder::check_ip_event(const Insn* insn, const DecodedInsn* iext) noexc
         case EventKind::exstop:
         case EventKind::mwait:
             if (!ev.ip_suppressed && enabled_ && ip_ != ev.ip) break;
+            return status_flags(pts_event_pending);
+        case EventKind::trig:
+            if (!ev.has_icnt) {
+                // At its FUP's IP, or now.
+                if (!ev.ip_suppressed && enabled_ && ip_ != ev.ip) break;
+                return status_flags(pts_event_pending);
+            }
+            // After icnt instructions from the last IP the trace gave: there.
+            if (enabled_ && since_anchor_ < ev.icnt) break;
+            event_.ip = ip_;
+            return status_flags(pts_event_pending);
+        case EventKind::interrupt:
+        case EventKind::smi:
+        case EventKind::rsm:
+        case EventKind::sipi:
+        case EventKind::init:
+        case EventKind::vmexit:
+        case EventKind::shutdown:
+        case EventKind::uintr:
+        case EventKind::swintr:
+        case EventKind::syscall:
+        case EventKind::ignore:
+            // At the IP they bind to, or now.
+            if (!ev.ip_suppressed && enabled_ && ip_ != ev.ip) break;
+            return status_flags(pts_event_pending);
+        case EventKind::iret:
+        case EventKind::uiret:
+        case EventKind::vmentry:
+            // After their instruction (check_insn_event), or now without tracing.
+            if (enabled_) break;
             return status_flags(pts_event_pending);
     }
     return status_flags(0);
@@ -246,6 +302,9 @@ int InsnDecoder::at_disabled_event(const Insn& insn, const DecodedInsn& iext) co
     if (event_.ip_suppressed) {
         if (is_far_branch(iext) || iext.kind == InsnKind::changes_cpl || iext.kind == InsnKind::mov_cr3)
             return 1;
+        // libipt master: an instruction that needs the trace to go on cannot have it (the disable
+        // is next): tracing stopped there.
+        if (master_ && needs_trace(iext)) return 1;
         // Without a filter configuration no filter was used: the erratum cannot apply.
         if (filter_.cfg && errata_.skl014 && at_skl014(insn, iext)) return 1;
         return 0;
@@ -305,13 +364,24 @@ int InsnDecoder::check_insn_event(const Insn& insn, const DecodedInsn& iext) noe
             if (bound_vmcs_ || !binds_to_vmcs(iext)) return 0;
             bound_vmcs_ = true;
             return postpone(insn, iext);
+        case EventKind::iret:
+        case EventKind::uiret:
+        case EventKind::vmentry:
+            // The instruction at the event's IP, else the next one of its kind.
+            if (bound_return_) return 0;
+            if (!ev.ip_suppressed ? ev.ip != insn.ip : !returns_as(ev.type, iext)) return 0;
+            bound_return_ = true;
+            return postpone(insn, iext);
         case EventKind::ptwrite:
             if (bound_ptwrite_) return 0;
             if (ev.ip_suppressed) {
                 if (iext.iclass != InsnClass::ptwrite) return 0;
-                // The payload means something at its PTWRITE: give the event that IP.
-                ev.ip = ip_;
-                ev.ip_suppressed = false;
+                // The payload means something at its PTWRITE: libipt 2.0.5 gives the event that
+                // IP, master leaves it without.
+                if (!master_) {
+                    ev.ip = ip_;
+                    ev.ip_suppressed = false;
+                }
             } else if (ev.ip != ip_) {
                 return 0;
             }
@@ -346,6 +416,7 @@ int InsnDecoder::tick(uint64_t ip) noexcept {
 
 int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
     ip_ += insn.size;
+    ++since_anchor_;
     switch (iext.iclass) {
         case InsnClass::other:
         case InsnClass::ptwrite:
@@ -355,6 +426,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
             int status = query_.cond_branch(taken);
             if (status < 0) return status;
             status_ = status;
+            since_anchor_ = 0;
             if (tick_events_ && (status = tick(ip_)) < 0) return status;
             if (!taken) return 0;
             break;
@@ -369,6 +441,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
             int status = query_.cond_branch(taken);
             if (status >= 0) {
                 status_ = status;
+                since_anchor_ = 0;
                 if (tick_events_ && (status = tick(ip_)) < 0) return status;
                 if (!taken) return -pte_bad_retcomp;
                 return retstack_.pop(ip_);
@@ -388,6 +461,7 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
     int status = query_.indirect_branch(ip_);
     if (status < 0) return status;
     status_ = status;
+    since_anchor_ = 0;
     if (tick_events_ && (status = tick(from)) < 0) return status;
     if (status_ & pts_ip_suppressed) return -pte_noip;
     return 0;
@@ -399,7 +473,7 @@ int InsnDecoder::proceed_postponed() noexcept {
     // Nothing to do when tracing was disabled.
     if (enabled_) status = proceed(insn_, iext_);
     if (status < 0) return status;
-    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = false;
+    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
     return 0;
 }
 
@@ -492,6 +566,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
     }
     out = ev;
     process_event_ = false;
+    if (anchor_event_) since_anchor_ = 0;
     // After an event bound to an instruction: the next event bound to it, or on past it.
     if (process_insn_) {
         int status = check_insn_event(insn_, iext_);

@@ -1,7 +1,9 @@
 // The instruction flow decoder (libipt 2.0.5's pt_insn_decoder): which instructions ran, in order,
 // from the query decoder's answers and the code image. Events come between instructions, at the
 // instruction or IP they bind to, with libipt's status bits: next() returns one instruction,
-// event() the pending event (while pts_event_pending is set).
+// event() the pending event (while pts_event_pending is set). With Config::packets full, libipt
+// master's flow where it differs: TRIG events after their instruction count, a disable without
+// IP bound to an instruction that needs the trace, a PTWRITE's event without IP.
 #pragma once
 
 #include <cstdint>
@@ -125,6 +127,7 @@ class InsnDecoder {
     const Image& image_;
     AddrFilter filter_;
     Errata errata_;
+    bool master_ = false;  // libipt master's flow (Config::packets full), else 2.0.5's
     ExecMode mode_ = em_unknown;
     uint64_t ip_ = 0;
     int status_ = 0;
@@ -132,9 +135,13 @@ class InsnDecoder {
     bool speculative_ = false;
     bool process_event_ = false;
     bool process_insn_ = false;
-    bool bound_paging_ = false, bound_vmcs_ = false, bound_ptwrite_ = false;
+    bool bound_paging_ = false, bound_vmcs_ = false, bound_ptwrite_ = false, bound_return_ = false;
     bool tick_events_ = false;
     bool resyncing_ = false;  // the next event with an IP sets it, wherever the flow was
+    // libipt master's TRIG: the instructions since the last IP the trace gave (a branch query, an
+    // event with its IP, a TRIG), counted while events are pending (next() one at a time).
+    uint32_t since_anchor_ = 0;
+    bool anchor_event_ = false;
     QueryEvent event_;
     Insn insn_;
     DecodedInsn iext_;

@@ -71,12 +71,17 @@ const uint8_t QueryCore::kFlags[32] = {
 
 QueryCore::QueryCore(const Config& config) noexcept : config_(config) {
     // libipt 2.0.5 does not know CFE, EVD and TRIG: they are unknown opcodes to its query layer.
-    config_.packets = PacketSet::libipt_2_0_5;
+    master_ = config.packets == PacketSet::full;
+    if (master_) {
+        opc_ = &detail::kOpcFull;
+        ext_ = &detail::kExtFull;
+    }
     reset();
 }
 
 void QueryCore::reset() noexcept {
     enabled_ = false;
+    mode_exec_valid_ = fup_taken_ = false;
     consume_packet_ = false;
     event_ = nullptr;
     ip_.init();
@@ -127,6 +132,15 @@ int QueryCore::read_ahead() noexcept {
                 break;
             case PacketKind::cyc:
                 status = decode_cyc();
+                break;
+            case PacketKind::mode:
+                // libipt master: a MODE.EXEC that changes nothing is no event.
+                if (master_ && !evq_.pending(evb_now) && mode_exec_is_silent()) {
+                    status = decode_mode();
+                    break;
+                }
+                if (will_event()) return 0;
+                status = decode(next_);
                 break;
             default:
                 if (will_event()) return 0;
@@ -409,6 +423,11 @@ int QueryCore::event(QueryEvent& out) noexcept {
     if (run_size_) leave_tnt_run();
     if (!tnt_.empty()) return -pte_bad_query;
     for (;;) {
+        // libipt master: events released ahead of the next packet's go first.
+        if (QueryEvent* now = evq_.dequeue(evb_now)) [[unlikely]] {
+            out = *now;
+            break;
+        }
         if (!have_next_) return provoke_fetch_error();
         uint8_t f = next_flags();
         // TIP and TNT only belong here as part of an event.
@@ -417,6 +436,13 @@ int QueryCore::event(QueryEvent& out) noexcept {
         int status = decode(next_);
         if (status) return status;
         if (event_) {
+            // A packet's own event goes behind those it released.
+            if (evq_.pending(evb_now) && evq_.is_standalone(event_)) [[unlikely]] {
+                QueryEvent* last = evq_.enqueue(evb_now);
+                if (!last) return -pte_nomem;
+                *last = *event_;
+                event_ = evq_.dequeue(evb_now);
+            }
             out = *event_;
             break;
         }
@@ -503,10 +529,12 @@ int QueryCore::decode(PacketKind kind) noexcept {
             return decode_pwrx();
         case PacketKind::ptw:
             return decode_ptw();
-        case PacketKind::cfe:
-        case PacketKind::evd:
         case PacketKind::trig:
-            return -pte_bad_opc;
+            return decode_trig();
+        case PacketKind::cfe:
+            return decode_cfe();
+        case PacketKind::evd:
+            return decode_evd();
     }
     return -pte_internal;
 }
@@ -599,6 +627,7 @@ int QueryCore::decode_tip() noexcept {
             case EventKind::async_paging:
             case EventKind::async_vmcs:
             case EventKind::exec_mode:
+            case EventKind::iflags:
                 status = event_ip(ev->ip, *ev);
                 break;
             default:
@@ -645,7 +674,7 @@ int QueryCore::decode_tip_pge() noexcept {
     } else {
         ev = evq_.dequeue(evb_tip);
         if (ev) {
-            if (ev->type != EventKind::exec_mode) return -pte_bad_context;
+            if (ev->type != EventKind::exec_mode && ev->type != EventKind::iflags) return -pte_bad_context;
             int status = event_ip(ev->ip, *ev);
             if (status < 0) return status;
         }
@@ -676,6 +705,7 @@ int QueryCore::decode_tip_pgd() noexcept {
             case EventKind::async_paging:
             case EventKind::async_vmcs:
             case EventKind::exec_mode:
+            case EventKind::iflags:
                 // Tracing is off when these apply: no IP.
                 ev->ip_suppressed = true;
                 break;
@@ -697,24 +727,25 @@ int QueryCore::decode_tip_pgd() noexcept {
     return 0;
 }
 
-int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
-    PacketDecoder pkt(config_);
-    int status = pkt.sync_set(static_cast<uint64_t>(pos - config_.begin));
+int first_packet_is(const Config& config, const uint8_t* pos, PacketType want, bool skip_state) noexcept {
+    PacketDecoder pkt(config);
+    int status = pkt.sync_set(static_cast<uint64_t>(pos - config.begin));
     if (status < 0) return status;
     for (;;) {
         Packet packet;
         status = pkt.next(packet);
         if (status < 0) return status == -pte_eos ? 0 : status;
+        if (packet.type == want) return 1;
         switch (packet.type) {
-            case PacketType::tip_pge:
-                return 1;
-            case PacketType::pad:
-            case PacketType::tsc:
-            case PacketType::cbr:
             case PacketType::psbend:
             case PacketType::pip:
             case PacketType::mode:
             case PacketType::vmcs:
+                if (!skip_state) return 0;
+                continue;
+            case PacketType::pad:
+            case PacketType::tsc:
+            case PacketType::cbr:
             case PacketType::tma:
             case PacketType::mtc:
             case PacketType::cyc:
@@ -724,6 +755,10 @@ int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
                 return 0;
         }
     }
+}
+
+int QueryCore::check_erratum_bdm70(const uint8_t* pos) const noexcept {
+    return first_packet_is(config_, pos, PacketType::tip_pge, true);
 }
 
 int QueryCore::header_fup() noexcept {
@@ -751,6 +786,14 @@ int QueryCore::decode_fup() noexcept {
     int size = decode_ip(packet);
     if (size < 0) return size;
     QueryEvent* ev = evq_.dequeue(evb_fup);
+    if (ev && ev->type == EventKind::ignore) {
+        // An unknown CFE's FUP: taken, nothing published.
+        consume_packet_ = true;
+        if (evq_.pending(evb_fup)) return 0;
+        consume_packet_ = false;
+        pos_ += size;
+        return 0;
+    }
     if (ev) {
         int status;
         switch (ev->type) {
@@ -763,10 +806,37 @@ int QueryCore::decode_fup() noexcept {
                 status = event_ip(ev->ip, *ev);
                 break;
             case EventKind::exstop:
-            case EventKind::mwait:
-            case EventKind::ptwrite:
+                // libipt master: the PWREs before the EXSTOP follow it.
+                if (int moved = move_events(evb_pwre, evb_now, false); moved < 0) return moved;
                 consume_packet_ = true;
                 status = event_ip(ev->ip, *ev);
+                break;
+            case EventKind::mwait:
+            case EventKind::ptwrite:
+            case EventKind::trig:
+            case EventKind::exec_mode:
+            case EventKind::iflags:
+                consume_packet_ = true;
+                status = event_ip(ev->ip, *ev);
+                break;
+            case EventKind::interrupt:
+            case EventKind::iret:
+            case EventKind::smi:
+            case EventKind::rsm:
+            case EventKind::sipi:
+            case EventKind::init:
+            case EventKind::vmentry:
+            case EventKind::vmexit:
+            case EventKind::shutdown:
+            case EventKind::uintr:
+            case EventKind::uiret:
+            case EventKind::swintr:
+            case EventKind::syscall:
+                if (!ev->keeps_fup) consume_packet_ = true;
+                status = event_time(*ev);
+                // RSM and SIPI bind to the FUP without taking its IP.
+                if (status >= 0 && ev->type != EventKind::rsm && ev->type != EventKind::sipi)
+                    status = event_ip(ev->ip, *ev);
                 break;
             default:
                 status = -pte_internal;
@@ -777,6 +847,9 @@ int QueryCore::decode_fup() noexcept {
         if (evq_.pending(evb_fup)) return 0;
         if (!consume_packet_) return 0;
         consume_packet_ = false;
+    } else if (fup_taken_) {
+        // libipt master: a MODE.EXEC that changed nothing took this FUP.
+        fup_taken_ = false;
     } else {
         // A FUP on its own starts an async branch that binds to the next TIP.
         uint64_t ip = 0;
@@ -838,6 +911,7 @@ int QueryCore::process_pending_psb_events() noexcept {
     switch (ev->type) {
         case EventKind::async_paging:
         case EventKind::exec_mode:
+        case EventKind::iflags:
         case EventKind::tsx:
         case EventKind::async_vmcs:
             status = event_ip(ev->ip, *ev);
@@ -913,10 +987,29 @@ int QueryCore::decode_ovf() noexcept {
     int status = process_pending_psb_events();
     if (status < 0) return status;
     if (status) return 0;
+    // libipt master: the power events still waiting are released before the overflow, without
+    // the IP they waited for.
+    QueryEvent waiting[3 * EventQueue::kMax];
+    size_t nwaiting = 0;
+    if (master_) {
+        status = flush_power_events();
+        if (status < 0) return status;
+        while (const QueryEvent* ev = evq_.dequeue(evb_now)) waiting[nwaiting++] = *ev;
+        while (const QueryEvent* ev = evq_.dequeue(evb_fup))
+            if (ev->type == EventKind::mwait || ev->type == EventKind::exstop) {
+                waiting[nwaiting] = *ev;
+                waiting[nwaiting++].ip_suppressed = true;
+            }
+    }
     // Start over, keeping only the time (and the calibration when asked to).
     TimeState time = time_;
     TimeCal tcal = tcal_;
     reset();
+    for (size_t i = 0; i < nwaiting; ++i) {
+        QueryEvent* ev = evq_.enqueue(evb_now);
+        if (!ev) return -pte_nomem;
+        *ev = waiting[i];
+    }
     time_ = time;
     if (config_.keep_tcal_on_ovf) {
         tcal.update_ovf();
@@ -958,7 +1051,9 @@ int QueryCore::decode_mode() noexcept {
     if (size < 0) return size;
     const PacketMode& m = packet.payload.mode;
     int status = 0;
-    if (m.leaf == ModeLeaf::exec) {
+    if (m.leaf == ModeLeaf::exec && master_) {
+        status = decode_mode_exec(m, pos_ + size);
+    } else if (m.leaf == ModeLeaf::exec) {
         QueryEvent* ev = evq_.enqueue(evb_tip);
         if (!ev) return -pte_nomem;
         ev->type = EventKind::exec_mode;
@@ -982,12 +1077,21 @@ int QueryCore::header_mode() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mode);
     if (size < 0) return size;
+    const PacketMode& m = packet.payload.mode;
+    if (master_ && m.leaf == ModeLeaf::exec) {
+        int status = header_mode_exec(m);
+        if (status < 0) return status;
+    }
     QueryEvent* ev = evq_.enqueue(evb_psbend);
     if (!ev) return -pte_nomem;
-    const PacketMode& m = packet.payload.mode;
     if (m.leaf == ModeLeaf::exec) {
         ev->type = EventKind::exec_mode;
         ev->exec_mode = exec_mode_of(m);
+        if (master_ && config_.iflags_events) {
+            if (!(ev = evq_.enqueue(evb_psbend))) return -pte_nomem;
+            ev->type = EventKind::iflags;
+            ev->iflag = m.iflag;
+        }
     } else {
         ev->type = EventKind::tsx;
         ev->speculative = m.intx;
@@ -1187,6 +1291,23 @@ int QueryCore::decode_exstop() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::exstop);
     if (size < 0) return size;
+    if (master_) {
+        // libipt master: the MWAITs before it bind where it binds (its FUP, else here), then
+        // the EXSTOP, then the PWREs before it.
+        const bool ip = packet.payload.exstop_ip;
+        int status = move_events(evb_exstop, ip ? evb_fup : evb_now, ip);
+        if (status < 0) return status;
+        QueryEvent* ev = evq_.enqueue(ip ? evb_fup : evb_now);
+        if (!ev) return -pte_nomem;
+        ev->type = EventKind::exstop;
+        ev->ip_suppressed = !ip;
+        if (!ip) {
+            status = move_events(evb_pwre, evb_now, false);
+            if (status < 0) return status;
+        }
+        pos_ += size;
+        return 0;
+    }
     QueryEvent* ev = fup_or_standalone(packet.payload.exstop_ip);
     if (!ev) return -pte_internal;
     ev->type = EventKind::exstop;
@@ -1198,7 +1319,7 @@ int QueryCore::decode_mwait() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::mwait);
     if (size < 0) return size;
-    QueryEvent* ev = evq_.enqueue(evb_fup);
+    QueryEvent* ev = evq_.enqueue(master_ ? evb_exstop : evb_fup);
     if (!ev) return -pte_internal;
     ev->type = EventKind::mwait;
     ev->hints = packet.payload.mwait.hints;
@@ -1211,12 +1332,14 @@ int QueryCore::decode_pwre() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::pwre);
     if (size < 0) return size;
-    QueryEvent* ev = evq_.standalone();
+    // libipt master: after the EXSTOP that follows.
+    QueryEvent* ev = master_ ? evq_.enqueue(evb_pwre) : evq_.standalone();
+    if (!ev) return -pte_nomem;
     ev->type = EventKind::pwre;
     ev->state = packet.payload.pwre.state;
     ev->sub_state = packet.payload.pwre.sub_state;
     ev->hw = packet.payload.pwre.hw;
-    event_ = ev;
+    if (!master_) event_ = ev;
     pos_ += size;
     return 0;
 }
@@ -1225,6 +1348,8 @@ int QueryCore::decode_pwrx() noexcept {
     Packet packet;
     int size = read(packet, PacketKind::pwrx);
     if (size < 0) return size;
+    int status = flush_power_events();
+    if (status < 0) return status;
     QueryEvent* ev = evq_.standalone();
     ev->type = EventKind::pwrx;
     ev->last = packet.payload.pwrx.last;
@@ -1254,9 +1379,14 @@ int QueryCore::decode_ptw() noexcept {
 
 const char* event_kind_name(EventKind kind) noexcept {
     static constexpr const char* kNames[] = {
-        "enabled",   "disabled", "async_disabled", "async_branch", "paging",     "async_paging", "overflow",
-        "exec_mode", "tsx",      "stop",           "vmcs",         "async_vmcs", "exstop",       "mwait",
-        "pwre",      "pwrx",     "ptwrite",        "tick",         "cbr",        "mnt"};
+        "enabled",      "disabled",   "async_disabled", "async_branch", "paging",
+        "async_paging", "overflow",   "exec_mode",      "tsx",          "stop",
+        "vmcs",         "async_vmcs", "exstop",         "mwait",        "pwre",
+        "pwrx",         "ptwrite",    "tick",           "cbr",          "mnt",
+        "trig",         "interrupt",  "iret",           "smi",          "rsm",
+        "sipi",         "init",       "vmentry",        "vmexit",       "shutdown",
+        "uintr",        "uiret",      "swintr",         "syscall",      "ignore",
+        "iflags"};
     auto i = static_cast<size_t>(kind);
     return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "unknown";
 }

@@ -4,8 +4,12 @@
 // copied: sync_backward returns status bits, it visits the PSBs sync_forward visits (in reverse
 // order, errors included), and every sync search terminates, in time linear in the stream.
 // Errata workarounds of the query layer (BDM70, SKD007, and for overflows SKD010, APL11, APL12 in
-// query_errata.cpp) and the packets libipt 2.0.5 does not know (CFE, EVD, TRIG: unknown opcodes
-// here) follow 2.0.5.
+// query_errata.cpp) follow 2.0.5. With Config::packets full (the default) it follows libipt
+// master where the two differ: TRIG events, Event Trace's CFE and EVD events (an EVD's details
+// wait for their CFE), MODE.EXEC's events only for what changed (and the interrupt flag's with
+// Config::iflags_events), bound to the FUP or TIP that comes first, MWAIT and PWRE bound to the EXSTOP
+// (MWAIT, EXSTOP, PWRE in that order; what still waits at a PWRX or an overflow released there); with
+// libipt_2_0_5, 2.0.5's events (CFE, EVD, TRIG unknown opcodes).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +24,10 @@
 #include "ipt/tnt_cache.hpp"
 
 namespace ringscope::ipt {
+
+// Whether the first packet from pos that is not padding, timing or MNT (with skip_state, not
+// PSBEND, PIP, MODE or VMCS either) is a want: 1, else 0 (also at the end), or an error.
+int first_packet_is(const Config& config, const uint8_t* pos, PacketType want, bool skip_state) noexcept;
 
 // The decoder's state and every path but the answers from cached TNT bits, which QueryDecoder
 // gives inline. Used through QueryDecoder.
@@ -65,12 +73,13 @@ class QueryCore {
     static constexpr int kProbeStopped = -0x7fff;
     uint8_t next_flags() const noexcept { return have_next_ ? kFlags[static_cast<uint8_t>(next_)] : 0; }
     bool will_event() const noexcept {
-        if (!have_next_) return false;
+        if (!have_next_) return evq_.pending(evb_now);
         // An event packet, or the packet a queued event binds to: one test, no branch on the
         // packet's kind (a random mix of TNT and TIP mispredicts one).
         unsigned bound = (evq_.pending(evb_psbend) ? unsigned{pdff_psbend} : 0u) |
                          (evq_.pending(evb_tip) ? unsigned{pdff_tip} : 0u) |
-                         (evq_.pending(evb_fup) ? unsigned{pdff_fup} : 0u);
+                         (evq_.pending(evb_fup) ? unsigned{pdff_fup} : 0u) |
+                         (evq_.pending(evb_now) ? 0xffu : 0u);
         return (kFlags[static_cast<uint8_t>(next_)] & (pdff_event | bound)) != 0;
     }
 
@@ -101,10 +110,10 @@ class QueryCore {
     }
     int fetch_slow() noexcept;
     // The kind of the packet at pos, 3 bytes of which are in the buffer.
-    static PacketKind peek_kind(const uint8_t* pos) noexcept {
-        PacketKind kind = detail::kOpcOld[pos[0]];
+    PacketKind peek_kind(const uint8_t* pos) const noexcept {
+        PacketKind kind = (*opc_)[pos[0]];
         if (pos[0] == kOpcExt) [[unlikely]] {
-            kind = detail::kExtOld[pos[1]];
+            kind = (*ext_)[pos[1]];
             if (kind == PacketKind::mnt && pos[2] != 0x88) kind = PacketKind::bad;
         }
         return kind;
@@ -197,6 +206,19 @@ class QueryCore {
     int decode_pwre() noexcept;
     int decode_pwrx() noexcept;
     int decode_ptw() noexcept;
+    int decode_trig() noexcept;
+    int decode_cfe() noexcept;
+    // libipt master's MODE.EXEC (after: where the packet ends): an exec mode event when the mode
+    // changed, an iflags event when the flag did (Config::iflags_events), bound to the FUP (which
+    // it takes, even with no event) or TIP that comes first.
+    int decode_mode_exec(const PacketMode& m, const uint8_t* after) noexcept;
+    int header_mode_exec(const PacketMode& m) noexcept;
+    // Whether the MODE packet at pos_ is a MODE.EXEC that would change nothing.
+    bool mode_exec_is_silent() const noexcept;
+    int decode_evd() noexcept;
+    // libipt master: moves what waits at binding from into to (ip suppressed unless keep_ip).
+    int move_events(Binding from, Binding to, bool keep_ip) noexcept;
+    int flush_power_events() noexcept;
     // A status event (CBR, MNT): queued until PSBEND inside PSB+, else standalone and published.
     // nullptr when the queue is full.
     QueryEvent* status_event(bool in_header) noexcept;
@@ -220,6 +242,15 @@ class QueryCore {
     friend class QueryDecoder;
 
     Config config_;
+    // libipt master's packets and events (Config::packets full): TRIG, CFE, EVD, and MWAIT and PWRE
+    // bound to the EXSTOP; else libipt 2.0.5's.
+    bool master_ = false;
+    const detail::Kinds* opc_ = &detail::kOpcOld;
+    const detail::Kinds* ext_ = &detail::kExtOld;
+    // libipt master: the execution mode and interrupt flag known so far, and a FUP taken by a
+    // MODE.EXEC without events.
+    bool mode_exec_valid_ = false, iflag_ = false, fup_taken_ = false;
+    uint8_t exec_mode_ = 0;
     const uint8_t* pos_ = nullptr;
     const uint8_t* sync_ = nullptr;
     // Where the last start() left the decoder and what it returned: a decoder still there has not
