@@ -17,6 +17,7 @@
 #include <ringscope/resolver.hpp>
 #include <ringscope/sub_buffer.hpp>
 
+#include "framework/btf/btf.hpp"
 #include "framework/engine/comm_table.hpp"
 #include "framework/engine/cpu_stream.hpp"
 #include "framework/engine/time_converter.hpp"
@@ -109,6 +110,10 @@ class TraceFile final : public TraceContext {
     int long_size() const override { return layout_.long_size; }
     // Asked for every event (Event keeps whether to swap): a member, not a call into the reader.
     bool big_endian() const override { return big_endian_; }
+    // From the file's BTF section (read and parsed on the first call); without one, or where it
+    // does not load (libtraceevent then has no BTF either), the values in hex.
+    bool print_function_args(std::span<const uint8_t> args, size_t count, int size, std::string_view func,
+                             TextBuffer& out) const override;
 
   private:
     // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
@@ -147,6 +152,8 @@ class TraceFile final : public TraceContext {
     std::unique_ptr<format::FormatCatalog> formats_;
     mutable std::once_flag format_errors_once_;
     mutable std::vector<std::string> format_errors_;
+    mutable std::once_flag btf_once_;
+    mutable std::unique_ptr<const btf::Btf> btf_;  // null: no BTF section, or it did not load
     // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat; kUnparsed until
     // the first look-up of that id.
     std::unique_ptr<std::atomic<const EventType*>[]> types_by_id_;

@@ -208,9 +208,7 @@ void encode_options(const TraceDatOptions& o, ByteSink& out) {
         // trace-cmd 3.4's BTF_FILE, LAST_BOOT_INFO and MODULES_FILE hold the offset of a section of
         // the file they were read from: in another file it would point at nothing. The writer
         // writes its own, for the sections the metadata carries (extra_sections).
-        if (r.id >= static_cast<uint16_t>(OptionId::btf_file) &&
-            r.id <= static_cast<uint16_t>(OptionId::modules_file))
-            continue;
+        if (is_section_offset_option(r.id)) continue;
         encode_option(out, r.id, r.data);
     }
     if (o.cpu_count) {

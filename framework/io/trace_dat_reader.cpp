@@ -156,6 +156,15 @@ class Parser {
         return parse_v6();
     }
 
+    // The payload of the section at OFF (of id ID), decompressed. Reads only what open() checked
+    // and the file: safe on the state of an opened reader.
+    Expected<std::string> section_payload(uint64_t off, uint16_t id, const char* what) {
+        auto body = section_body(off, id, what);
+        if (!body) return std::move(body).error();
+        if (body->decompressed) return std::move(body->decompressed_bytes);
+        return std::string(reinterpret_cast<const char*>(body->data.data()), body->data.size());
+    }
+
   private:
     // DATA may point into OWNED: moving keeps the vector's buffer, a copy would not.
     struct Body {
@@ -919,6 +928,26 @@ Expected<CpuPageReader> TraceDatReader::cpu_pages(size_t buffer, size_t cpu_inde
     r.page_count_ = (total + b.page_size - 1) / b.page_size;
     r.chunk_buf_.reserve(max_chunk);
     return r;
+}
+
+Expected<std::optional<std::string>> TraceDatReader::option_section(OptionId id) const {
+    const RawOption* opt = nullptr;
+    for (const RawOption& r : s_->meta.options.unknown)
+        if (r.id == static_cast<uint16_t>(id)) opt = &r;  // the last one, as libtracecmd keeps
+    if (!opt) return std::optional<std::string>();
+    if (s_->version < 7) return std::optional<std::string>(std::string(opt->data.begin(), opt->data.end()));
+    if (opt->data.size() < 8) {
+        return Error(Errc::corrupt,
+                     "section offset option " + std::to_string(opt->id) + " shorter than 8 bytes")
+            .in_file(path());
+    }
+    const uint64_t off = load_endian<uint64_t>(opt->data.data(), s_->big);
+    const std::string what = "section of option " + std::to_string(opt->id);
+    // section_body only reads the state (the file, its byte order and compression).
+    Parser p(const_cast<detail::ReaderState&>(*s_), 1);
+    auto text = p.section_payload(off, opt->id, what.c_str());
+    if (!text) return Error(std::move(text).error()).in_file(path());
+    return std::optional<std::string>(std::move(*text));
 }
 
 Expected<std::string> TraceDatReader::buffer_text(size_t buffer) const {

@@ -81,6 +81,10 @@ class TraceDatReader {
 
     // Pages of CPU entry CPU_INDEX (index into buffers()[BUFFER].cpus, not the CPU id).
     Expected<CpuPageReader> cpu_pages(size_t buffer, size_t cpu_index) const;
+    // The section an option holds the offset of (trace-cmd 3.4's BTF_FILE, LAST_BOOT_INFO,
+    // MODULES_FILE: v7), read and decompressed now; a v6 file's option holds the payload itself.
+    // nullopt when the file has no such option; errors name the file and offset.
+    Expected<std::optional<std::string>> option_section(OptionId id) const;
     // Latency text of a BUFFER_TEXT (v7) / "latency" (v6) buffer.
     Expected<std::string> buffer_text(size_t buffer) const;
 

@@ -96,6 +96,13 @@ struct RawOption {
     std::vector<uint8_t> data;
 };
 
+// trace-cmd 3.4's BTF_FILE, LAST_BOOT_INFO and MODULES_FILE: in v7 they hold the offset of a
+// section of the file they are in (meaningless in any other file).
+inline bool is_section_offset_option(uint16_t id) {
+    return id >= static_cast<uint16_t>(OptionId::btf_file) &&
+           id <= static_cast<uint16_t>(OptionId::modules_file);
+}
+
 // A v7 section written for an option that holds its offset (trace-cmd 3.4's BTF_FILE,
 // LAST_BOOT_INFO, MODULES_FILE): the payload as stored, uncompressed. v6 files have no sections:
 // the writer leaves these out there.

@@ -7,6 +7,7 @@
 
 #include "fgraph_columns.hpp"
 #include "field_value.hpp"
+#include "function_args.hpp"
 
 namespace ringscope::function {
 namespace {
@@ -42,6 +43,7 @@ const FgraphPrinter::Fields& FgraphPrinter::fields(const Event& ev) {
     f.rettime = own_field(t, "rettime");
     f.retval = own_field(t, "retval");
     f.retaddr = own_field(t, "retaddr");
+    f.args = own_field(t, "args");
     return fields_.emplace(&t, f).first->second;
 }
 
@@ -140,8 +142,11 @@ void FgraphPrinter::print_leaf(const Event& ev, const Fields& f, const Event& ex
         out.push_back('!');
         return;
     }
-    print_function(find_function(ev, func), func, out);
-    out.append("();");
+    const auto sym = find_function(ev, func);
+    print_function(sym, func, out);
+    out.push_back('(');
+    if (v34() && sym) print_function_args(ev, f.args, sym->name, out);
+    out.append(");");
     if (on(options_.depth)) print_depth(depth, out);
     out.append(caller);
     if (v34() && xf.retval) print_retval(retval, out);
@@ -162,6 +167,7 @@ void FgraphPrinter::print_nested(const Event& ev, const Fields& f, TextBuffer& o
     } else if (sym) {
         out.append(sym->name);
         out.append("(");
+        print_function_args(ev, f.args, sym->name, out);
         out.append(caller.empty() ? ")" : ")" + caller);
         out.append(" {");
     } else if (!caller.empty()) {

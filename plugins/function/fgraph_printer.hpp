@@ -13,7 +13,8 @@
 // Release::k3_4 (trace-cmd 3.3 and later): the leaf needs the next record on the same CPU; the exit
 // (and leaf) prints " (ret=...)" where the format has retval (fgraph:retval-skip|dec|hex; by
 // default hex, errors -1..-4095 in decimal); fgraph_retaddr_entry prints as an entry with
-// " /* <-caller+0xOFF */". Function arguments (the entry's args[], printed from BTF) are not.
+// " /* <-caller+0xOFF */", and an entry's args[] (6.16's funcgraph-args) print between the
+// function's parentheses, from the trace's BTF (function_args.hpp).
 #pragma once
 
 #include <string>
@@ -22,10 +23,9 @@
 #include <ringscope/handler.hpp>
 #include <ringscope/plugin.hpp>
 
-namespace ringscope::function {
+#include "release.hpp"
 
-// The trace-cmd release whose printing to follow.
-enum class Release { k3_1, k3_4 };
+namespace ringscope::function {
 
 // The plugin's fgraph print options (owned by the framework) and the release.
 struct FgraphOptions {
@@ -53,7 +53,7 @@ class FgraphPrinter final : public EventHandler {
 
   private:
     struct Fields {
-        FieldHandle func, depth, calltime, rettime, retval, retaddr;
+        FieldHandle func, depth, calltime, rettime, retval, retaddr, args;
         bool exit = false;
         bool retaddr_event = false;
     };
@@ -81,10 +81,7 @@ class FgraphPrinter final : public EventHandler {
     std::string caller_comment(const Event& ev, const Fields& f) const;
 
     static bool on(const PrintOptionValue* o) { return o && o->set; }
-    bool v34() const {
-        return options_.compat && !options_.compat->value.empty() ? options_.compat->value == "3.4"
-                                                                  : options_.release == Release::k3_4;
-    }
+    bool v34() const { return prints_as_3_4(options_.compat, options_.release); }
 
     FgraphOptions options_;
     std::unordered_map<const EventType*, Fields> fields_;

@@ -36,7 +36,6 @@ class FunctionPlugin final : public ringscope::Plugin {
         o.parent = boolean("ftrace", "parent", "Print parent of functions for function events");
         o.indent = boolean("ftrace", "indent", "Try to show function call indents, based on parents", true);
         o.offset = boolean("ftrace", "offset", "Show function names as well as their offsets");
-        r.add_handler([o] { return std::make_unique<ringscope::function::FunctionPrinter>(o); });
 
         ringscope::function::FgraphOptions g;
         g.tailprint =
@@ -53,7 +52,12 @@ class FunctionPlugin final : public ringscope::Plugin {
         compat.doc = "The trace-cmd release printed as (set by report --compat): 3.1 or 3.4";
         compat.takes_value = true;
         // Empty: not set, the release comes from the environment.
-        g.compat = &r.add_print_option(std::move(compat));
+        g.compat = o.compat = &r.add_print_option(std::move(compat));
+        r.add_handler([o] {
+            ringscope::function::FunctionOptions run = o;
+            run.release = release_from_environment();
+            return std::make_unique<ringscope::function::FunctionPrinter>(run);
+        });
         r.add_handler([g] {
             ringscope::function::FgraphOptions run = g;
             run.release = release_from_environment();

@@ -5,6 +5,7 @@
 #include <ringscope/resolver.hpp>
 
 #include "field_value.hpp"
+#include "function_args.hpp"
 
 namespace ringscope::function {
 namespace {
@@ -44,6 +45,7 @@ const FunctionPrinter::Fields& FunctionPrinter::fields(const Event& ev) {
     f.top_delta = own_field(t, "top_delta_ts");
     f.bottom_delta = own_field(t, "bottom_delta_ts");
     f.id = own_field(t, "id");
+    f.args = own_field(t, "args");
     f.caller = t.handle("caller");
     f.buf = t.handle("buf");
     return fields_.emplace(&t, f).first->second;
@@ -95,6 +97,14 @@ bool FunctionPrinter::print_function(const Event& ev, const Fields& f, TextBuffe
         if (on(options_.offset)) out.appendf("+0x%x ", static_cast<unsigned>(addr - sym->start));
     };
     name_at(func, ip);
+    if (func && prints_as_3_4(options_.compat, options_.release)) {
+        TextBuffer args;
+        if (print_function_args(ev, f.args, func->name, args)) {
+            out.push_back('(');
+            out.append(args.view());
+            out.push_back(')');
+        }
+    }
     if (on(options_.parent)) {
         out.append(" <-- ");
         name_at(parent, parent_ip);

@@ -2,7 +2,8 @@
 // parent off, offset off):
 //   function:     the traced function's kernel symbol (0x%llx when unresolved), indented by three
 //                 blanks per call depth guessed from the parent (indent, see CallIndent), then
-//                 "+0xOFF " after a resolved symbol (offset) and " <-- PARENT" (parent).
+//                 "+0xOFF " after a resolved symbol (offset), 3.4: "(ARGS)" where the record
+//                 carries args[] (function_args.hpp), and " <-- PARENT" (parent).
 //   func_repeats: the same, then " (count: N  last_ts: TIME)" with the time of the first repeat.
 //   kernel_stack: "<stack trace >\n" and one "=> FUNC (addr)\n" / "=> addr\n" line per word up to -1.
 //   raw_data:     "# ID" then the bytes of buf in hex.
@@ -15,6 +16,7 @@
 #include <ringscope/plugin.hpp>
 
 #include "call_indent.hpp"
+#include "release.hpp"
 
 namespace ringscope::function {
 
@@ -23,6 +25,9 @@ struct FunctionOptions {
     const PrintOptionValue* parent = nullptr;
     const PrintOptionValue* indent = nullptr;
     const PrintOptionValue* offset = nullptr;
+    // The release (release.hpp): 3.4 prints a function event's args[] after its name.
+    const PrintOptionValue* compat = nullptr;
+    Release release = Release::k3_4;
 };
 
 class FunctionPrinter final : public EventHandler {
@@ -42,8 +47,8 @@ class FunctionPrinter final : public EventHandler {
     enum class Kind { kFunction, kRepeats, kStack, kRawData };
     struct Fields {
         Kind kind;
-        FieldHandle ip, parent_ip, count, top_delta, bottom_delta, id;  // tep_find_field: own fields
-        FieldHandle caller, buf;                                        // tep_find_any_field
+        FieldHandle ip, parent_ip, count, top_delta, bottom_delta, id, args;  // tep_find_field
+        FieldHandle caller, buf;                                              // tep_find_any_field
     };
     const Fields& fields(const Event& ev);
     // Returns false after printing the complaint and '!' (the caller then adds the default print).

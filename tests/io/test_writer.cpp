@@ -393,10 +393,7 @@ TEST(Writer, CopyOfATraceCmd34FileDropsItsSectionOffsets) {
     if (!std::filesystem::exists(f)) GTEST_SKIP() << "no " << f;
     auto src = TraceDatReader::open(f);
     ASSERT_TRUE(src) << src.error().to_string();
-    auto is_section_offset = [](const RawOption& r) {
-        return r.id >= static_cast<uint16_t>(OptionId::btf_file) &&
-               r.id <= static_cast<uint16_t>(OptionId::modules_file);
-    };
+    auto is_section_offset = [](const RawOption& r) { return is_section_offset_option(r.id); };
     const auto& before = src->metadata().options.unknown;
     ASSERT_EQ(std::count_if(before.begin(), before.end(), is_section_offset), 1)
         << "the file has a BTF section";

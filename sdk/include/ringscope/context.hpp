@@ -2,7 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string_view>
+
+#include <ringscope/text_buffer.hpp>
 
 namespace ringscope {
 
@@ -32,6 +36,30 @@ public:
     virtual int cpu_count() const = 0;
     virtual int long_size() const = 0;  // 4 or 8 (the traced kernel's)
     virtual bool big_endian() const = 0;
+
+    // Appended after big_endian (plugins built before keep their vtable layout).
+    // A traced function's arguments as trace-cmd 3.4 prints them (libtraceevent 1.9's
+    // tep_btf_print_args), without the parentheses: ARGS holds COUNT values of SIZE bytes (4 or 8,
+    // host order); from the trace's BTF "name=value, ..." by the parameters' types, else (no BTF,
+    // or a function it does not know) the values in hex, ", " between them. False when nothing
+    // may be printed (an unresolved FUNC, a SIZE other than 4 or 8).
+    virtual bool print_function_args(std::span<const uint8_t> args, size_t count, int size,
+                                     std::string_view func, TextBuffer& out) const {
+        if (func.empty() || (size != 4 && size != 8)) return false;
+        for (size_t i = 0; i < count && (i + 1) * static_cast<size_t>(size) <= args.size(); ++i) {
+            uint64_t v = 0;
+            if (size == 4) {
+                uint32_t w;
+                std::memcpy(&w, args.data() + i * 4, 4);
+                v = w;
+            } else {
+                std::memcpy(&v, args.data() + i * 8, 8);
+            }
+            if (i) out.append(", ");
+            out.append_hex(v);
+        }
+        return true;
+    }
 };
 
 }  // namespace ringscope
