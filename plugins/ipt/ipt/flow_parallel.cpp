@@ -8,6 +8,7 @@
 // far as the fresh decoder's reaches: a part is used only up to where it pops an empty stack.
 // When no step matches, the rest is decoded sequentially (its first bytes, already written, not
 // printed again), so the work stays within twice the sequential one.
+#include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,8 @@ struct Part {
     std::vector<uint64_t> spoilt;  // steps after which a return popped an empty stack
     FlowStats stats;
     bool stopped = false;  // at the end of its tail (else it decoded to the end)
+    // fresh is complete: the part before may compare its tail with it while it decodes.
+    std::atomic<bool> fresh_done{false};
 
     void free_buffer() { std::string().swap(buf); }
 };
@@ -61,9 +64,10 @@ FlowLoopState live(FlowLoopState loop, uint64_t offset) {
 
 class PartHook final : public FlowHook {
   public:
-    PartHook(Part& part, std::FILE* out, bool fresh, uint64_t cut, uint64_t next_cut, bool has_next,
-             bool with_time, const FlowStats& stats, uint64_t window)
+    PartHook(Part& part, const Part* next, std::FILE* out, bool fresh, uint64_t cut, uint64_t next_cut,
+             bool has_next, bool with_time, const FlowStats& stats, uint64_t window)
         : part_(part),
+          next_(next),
           out_(out),
           fresh_(fresh),
           cut_(cut),
@@ -75,14 +79,28 @@ class PartHook final : public FlowHook {
 
     bool at_step(const InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) override {
         ++step_;
-        if (fresh_ && offset < cut_ + window_ && part_.fresh.size() < kMaxMarks)
-            mark(part_.fresh, d, loop, offset);
+        if (fresh_ && !part_.fresh_done.load(std::memory_order_relaxed)) {
+            if (offset < cut_ + window_ && part_.fresh.size() < kMaxMarks)
+                mark(part_.fresh, d, loop, offset);
+            else
+                part_.fresh_done.store(true, std::memory_order_release);
+        }
         if (!has_next_ || offset < next_cut_) return false;
         if (offset >= next_cut_ + window_ || part_.tail.size() >= kMaxMarks) {
             part_.stopped = true;
             return true;
         }
         mark(part_.tail, d, loop, offset);
+        // The next part's fresh steps at hand: no need to decode on once one continues this one.
+        if (next_->fresh_done.load(std::memory_order_acquire)) {
+            const Mark& t = part_.tail.back();
+            for (const Mark& f : next_->fresh) {
+                if (f.loop == t.loop && t.state.continued_by(f.state)) {
+                    part_.stopped = true;
+                    return true;
+                }
+            }
+        }
         return false;
     }
     void at_error(int status) override {
@@ -99,6 +117,7 @@ class PartHook final : public FlowHook {
     }
 
     Part& part_;
+    const Part* next_;
     std::FILE* out_;
     bool fresh_;
     uint64_t cut_, next_cut_;
@@ -124,16 +143,24 @@ std::FILE* append_to(std::string& to) {
     return f;
 }
 
-void decode_part(Part& part, const Image& image, const FlowOptions& o, const std::vector<uint64_t>& cuts,
-                 size_t k, uint64_t window) {
+void decode_part(std::vector<Part>& parts, const Image& image, const FlowOptions& o,
+                 const std::vector<uint64_t>& cuts, size_t k, uint64_t window) {
+    Part& part = parts[k];
     FlowOptions po = o;
     po.out = append_to(part.buf);
-    InsnDecoder d(o.config, image, o.filter);
-    d.set_tick_events(o.event_tick);
+    // A worker's decoder goes from part to part, its block cache with it (the pipeline's threads
+    // end with it, and their decoders).
+    thread_local std::unique_ptr<InsnDecoder> decoder;
+    if (!decoder) {
+        decoder = std::make_unique<InsnDecoder>(o.config, image, o.filter);
+        decoder->set_tick_events(o.event_tick);
+    }
+    InsnDecoder& d = *decoder;
     const bool has_next = k + 2 < cuts.size();
-    PartHook hook(part, po.out, k > 0, cuts[k], has_next ? cuts[k + 1] : 0, has_next,
-                  o.event_time || o.event_tick, part.stats, window);
+    PartHook hook(part, has_next ? &parts[k + 1] : nullptr, po.out, k > 0, cuts[k],
+                  has_next ? cuts[k + 1] : 0, has_next, o.event_time || o.event_tick, part.stats, window);
     flow_decode(d, image, po, part.stats, k > 0 ? &cuts[k] : nullptr, &hook);
+    part.fresh_done.store(true, std::memory_order_release);
     std::fclose(po.out);
 }
 
@@ -201,7 +228,7 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
     bool done = false;
     {
         OrderedPipeline pipe(n, o.jobs, o.jobs + 1,
-                             [&](size_t k) { decode_part(parts[k], image, o, cuts, k, window); });
+                             [&](size_t k) { decode_part(parts, image, o, cuts, k, window); });
         size_t cur = 0;
         Mark start;  // where part cur's output is used from
         pipe.wait(0);
