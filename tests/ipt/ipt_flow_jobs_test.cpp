@@ -172,10 +172,12 @@ TEST(IptFlowJobs, TimeShown) {
     o.pt_bytes = 12 << 10;
     o.disable_every = 3;
     const Made m = make("time", o);
-    expect_same(args_for(m, {"--no-inst", "--event:time"}), "time");
-    expect_same(args_for(m, {"--no-inst", "--event:tick", "--event:time", "--mtc-freq", "3",
-                             "--cpuid-0x15.eax", "1", "--cpuid-0x15.ebx", "2", "--nom-freq", "4"}),
-                "ticks", {"300", "3000"});
+    // No CYC packets: the parts join (the calibration left out of the comparison).
+    EXPECT_GT(expect_same(args_for(m, {"--no-inst", "--event:time"}), "time"), 0u);
+    EXPECT_GT(expect_same(args_for(m, {"--no-inst", "--event:tick", "--event:time", "--mtc-freq", "3",
+                                       "--cpuid-0x15.eax", "1", "--cpuid-0x15.ebx", "2", "--nom-freq", "4"}),
+                          "ticks", {"300", "3000"}),
+              0u);
 }
 
 TEST(IptFlowJobs, ErrorsAtTheCuts) {

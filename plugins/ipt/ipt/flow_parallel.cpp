@@ -22,6 +22,7 @@
 #include "ipt/flow_state.hpp"
 #include "ipt/image.hpp"
 #include "ipt/ordered_pipeline.hpp"
+#include "ipt/packet_decoder.hpp"
 #include "ipt/psb_parts.hpp"
 
 namespace ringscope::ipt {
@@ -55,6 +56,16 @@ struct Part {
 
 // The loop state as far as it decides what comes next at offset (the sync error and resync
 // positions behind it, and the count of instructions at a finished offset, no longer do).
+// Whether the stream may hold CYC packets (FlowState's with_tcal): one that does not decode
+// cleanly from its first PSB to its end may.
+bool may_have_cyc(const Config& config) {
+    PacketDecoder packets(config);
+    if (packets.sync_forward() < 0) return false;
+    bool cyc = false;
+    const int err = packets.for_each([&](uint64_t, const Packet& p) { cyc |= p.type == PacketType::cyc; });
+    return cyc || err != -pte_eos;
+}
+
 FlowLoopState live(FlowLoopState loop, uint64_t offset) {
     if (loop.sync < offset) loop.sync = 0;
     if (loop.resynced_at < offset) loop.resynced_at = ~uint64_t{0};
@@ -65,7 +76,7 @@ FlowLoopState live(FlowLoopState loop, uint64_t offset) {
 class PartHook final : public FlowHook {
   public:
     PartHook(Part& part, const Part* next, std::FILE* out, bool fresh, uint64_t cut, uint64_t next_cut,
-             bool has_next, bool with_time, const FlowStats& stats, uint64_t window)
+             bool has_next, bool with_time, bool with_tcal, const FlowStats& stats, uint64_t window)
         : part_(part),
           next_(next),
           out_(out),
@@ -74,6 +85,7 @@ class PartHook final : public FlowHook {
           next_cut_(next_cut),
           has_next_(has_next),
           with_time_(with_time),
+          with_tcal_(with_tcal),
           stats_(stats),
           window_(window) {}
 
@@ -113,7 +125,8 @@ class PartHook final : public FlowHook {
         return static_cast<long>(part_.buf.size());
     }
     void mark(std::vector<Mark>& to, const InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) {
-        to.push_back(Mark{FlowState::of(d, with_time_), live(loop, offset), step_, out_pos(), stats_});
+        to.push_back(
+            Mark{FlowState::of(d, with_time_, with_tcal_), live(loop, offset), step_, out_pos(), stats_});
     }
 
     Part& part_;
@@ -121,7 +134,7 @@ class PartHook final : public FlowHook {
     std::FILE* out_;
     bool fresh_;
     uint64_t cut_, next_cut_;
-    bool has_next_, with_time_;
+    bool has_next_, with_time_, with_tcal_;
     const FlowStats& stats_;
     uint64_t window_;
     uint64_t step_ = 0;
@@ -144,7 +157,7 @@ std::FILE* append_to(std::string& to) {
 }
 
 void decode_part(std::vector<Part>& parts, const Image& image, const FlowOptions& o,
-                 const std::vector<uint64_t>& cuts, size_t k, uint64_t window) {
+                 const std::vector<uint64_t>& cuts, size_t k, uint64_t window, bool with_tcal) {
     Part& part = parts[k];
     FlowOptions po = o;
     po.out = append_to(part.buf);
@@ -158,7 +171,8 @@ void decode_part(std::vector<Part>& parts, const Image& image, const FlowOptions
     InsnDecoder& d = *decoder;
     const bool has_next = k + 2 < cuts.size();
     PartHook hook(part, has_next ? &parts[k + 1] : nullptr, po.out, k > 0, cuts[k],
-                  has_next ? cuts[k + 1] : 0, has_next, o.event_time || o.event_tick, part.stats, window);
+                  has_next ? cuts[k + 1] : 0, has_next, o.event_time || o.event_tick, with_tcal, part.stats,
+                  window);
     flow_decode(d, image, po, part.stats, k > 0 ? &cuts[k] : nullptr, &hook);
     part.fresh_done.store(true, std::memory_order_release);
     std::fclose(po.out);
@@ -222,13 +236,14 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
     std::vector<uint64_t> cuts = psb_cuts(o.config, part_bytes);
     const size_t n = cuts.size() < 2 ? 1 : cuts.size() - 1;
     if (cuts.size() < 2) cuts = {0, 0};
+    const bool with_tcal = (o.event_time || o.event_tick) && may_have_cyc(o.config);
     std::vector<Part> parts(n);
     FlowParallelCount count{n, 0, n};
     uint64_t written = 0;
     bool done = false;
     {
         OrderedPipeline pipe(n, o.jobs, o.jobs + 1,
-                             [&](size_t k) { decode_part(parts, image, o, cuts, k, window); });
+                             [&](size_t k) { decode_part(parts, image, o, cuts, k, window, with_tcal); });
         size_t cur = 0;
         Mark start;  // where part cur's output is used from
         pipe.wait(0);

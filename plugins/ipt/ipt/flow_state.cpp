@@ -11,7 +11,7 @@ void clear_time(QueryEvent& ev) {
 
 }  // namespace
 
-FlowState FlowState::of(const InsnDecoder& d, bool with_time) {
+FlowState FlowState::of(const InsnDecoder& d, bool with_time, bool with_tcal) {
     FlowState s;
     const QueryDecoder& q = d.query_;
     const QueryCore& c = *q.core_;
@@ -26,7 +26,7 @@ FlowState FlowState::of(const InsnDecoder& d, bool with_time) {
     if (with_time) {
         p.time = c.time_;
         p.last_time = c.last_time_;
-        p.tcal = c.tcal_;
+        if (with_tcal) p.tcal = c.tcal_;
         p.tsc = q.tsc_;
         p.have_tsc = q.have_tsc_;
     }

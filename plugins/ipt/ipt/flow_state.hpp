@@ -18,7 +18,9 @@ namespace ringscope::ipt {
 
 struct FlowState {
     // with_time: the time too (when the output shows it); else the time fields are left out.
-    static FlowState of(const InsnDecoder& d, bool with_time);
+    // with_tcal: the time calibration too; only CYC packets read it (and it keeps the first
+    // MTC's CTC until one comes), so a stream without them can leave it out.
+    static FlowState of(const InsnDecoder& d, bool with_time, bool with_tcal = true);
 
     // Whether a decoder in state fresh (started at a PSB) decodes from here on as one in this state
     // does until it pops a return its stack does not have: all equal, the return stack as far as
