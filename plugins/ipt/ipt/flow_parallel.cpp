@@ -162,9 +162,10 @@ void decode_part(std::vector<Part>& parts, const Image& image, const FlowOptions
     FlowOptions po = o;
     po.out = append_to(part.buf);
     // A worker's decoder goes from part to part, its block cache with it (the pipeline's threads
-    // end with it, and their decoders).
+    // end with it, and their decoders). Part 0 is the sequential decode from the stream's start:
+    // a new decoder (a used one would sync forward from where it stopped).
     thread_local std::unique_ptr<InsnDecoder> decoder;
-    if (!decoder) {
+    if (!decoder || k == 0) {
         decoder = std::make_unique<InsnDecoder>(o.config, image, o.filter);
         decoder->set_tick_events(o.event_tick);
     }
