@@ -176,31 +176,52 @@ class Tracer {
     }
     void psb(uint64_t ip, uint64_t tsc) {
         flush();
-        pt_packet pk{};
-        pk.type = ppt_psb;
-        w_.put(pk);
-        pk = {};
-        pk.type = ppt_tsc;
-        pk.payload.tsc.tsc = tsc;
-        w_.put(pk);
-        pk = {};
-        pk.type = ppt_mode;
-        pk.payload.mode.leaf = pt_mol_exec;
-        pk.payload.mode.bits.exec.csl = 1;
-        w_.put(pk);
-        pk = {};
-        pk.type = ppt_fup;
-        pk.payload.ip.ipc = pt_ipc_sext_48;
-        pk.payload.ip.ip = ip;
-        last_ip_ = ip;
-        w_.put(pk);
-        pk = {};
-        pk.type = ppt_psbend;
-        w_.put(pk);
+        psb_tsc(tsc);
+        mode_exec();
+        put_ip(ppt_fup, pt_ipc_sext_48, ip);
+        put(ppt_psbend);
+    }
+    // Tracing off at ip around a PSB+ (which then has no FUP), and on again at ip.
+    void psb_disabled(uint64_t ip, uint64_t tsc) {
+        flush();
+        put_ip(ppt_fup, pt_ipc_sext_48, ip);
+        put_ip(ppt_tip_pgd, pt_ipc_suppressed, 0);
+        psb_tsc(tsc);
+        put(ppt_psbend);
+        mode_exec();
+        put_ip(ppt_tip_pge, pt_ipc_sext_48, ip);
     }
     size_t size() const { return out_.size(); }
 
   private:
+    void put(pt_packet_type type) {
+        pt_packet pk{};
+        pk.type = type;
+        w_.put(pk);
+    }
+    void put_ip(pt_packet_type type, pt_ip_compression ipc, uint64_t ip) {
+        pt_packet pk{};
+        pk.type = type;
+        pk.payload.ip.ipc = ipc;
+        pk.payload.ip.ip = ip;
+        if (ipc != pt_ipc_suppressed) last_ip_ = ip;
+        w_.put(pk);
+    }
+    void psb_tsc(uint64_t tsc) {
+        put(ppt_psb);
+        pt_packet pk{};
+        pk.type = ppt_tsc;
+        pk.payload.tsc.tsc = tsc;
+        w_.put(pk);
+    }
+    void mode_exec() {
+        pt_packet pk{};
+        pk.type = ppt_mode;
+        pk.payload.mode.leaf = pt_mol_exec;
+        pk.payload.mode.bits.exec.csl = 1;
+        w_.put(pk);
+    }
+
     std::vector<uint8_t>& out_;
     testing::PacketWriter w_;
     uint64_t tnt_ = 0, last_ip_ = 0, branches_ = 0;
@@ -226,12 +247,16 @@ FlowTrace trace_program(const FlowProgram& program, const FlowOptions& o) {
     // Returns whose call was traced since the last PSB are compressed (at most 64 deep).
     size_t compressible = 0;
     uint64_t ip = program.function_start[0], tsc = 0x1000000, next_psb = 0;
+    int psbs = 0;
     const int n = o.functions;
     while (t.pt.size() < o.pt_bytes) {
         if (t.pt.size() >= next_psb) {
-            tr.psb(ip, tsc += 0x10000);
+            if (o.disable_every && ++psbs % o.disable_every == 0)
+                tr.psb_disabled(ip, tsc += 0x10000);
+            else
+                tr.psb(ip, tsc += 0x10000);
             next_psb = t.pt.size() + o.psb_period;
-            compressible = 0;
+            if (!o.compress_across_psb) compressible = 0;
         }
         const Instr& in = b.list[at.at(ip)];
         ++t.insn;

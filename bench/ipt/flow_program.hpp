@@ -39,6 +39,11 @@ struct FlowOptions {
     size_t pt_bytes = 4u << 20;
     size_t psb_period = 4096;
     uint64_t address = 0x400000;  // where the code is
+    // Streams that a decoder started fresh at each PSB decodes differently (tests of ipt flow -j):
+    // returns compressed across PSBs (as a processor does not), and every Nth PSB+ written while
+    // tracing is off (FUP and TIP.PGD before it, MODE.exec and TIP.PGE after it).
+    bool compress_across_psb = false;
+    int disable_every = 0;
 };
 
 FlowProgram make_program(const FlowOptions& o);

@@ -54,6 +54,7 @@ class EventQueue {
     }
 
   private:
+    friend struct FlowState;
     static uint8_t inc(uint8_t i) noexcept { return static_cast<uint8_t>((i + 1) % kMax); }
 
     std::array<std::array<QueryEvent, kMax>, evb_max> queue_{};

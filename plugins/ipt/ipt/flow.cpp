@@ -8,6 +8,7 @@
 #include <Zydis/Zydis.h>
 
 #include "ipt/errors.hpp"
+#include "ipt/flow_driver.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 #include "ipt/symbols.hpp"
@@ -16,27 +17,12 @@
 namespace ringscope::ipt {
 namespace {
 
-struct FlowOptions {
-    Config config;
-    AddrFilter filter;
-    bool block = true;  // ptxed's default decoder
-    bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
-    bool event_ip = false, event_time = false, event_tick = false;
-    bool resync = false;  // --resync-on-error
-    bool keep_tcal_insn = false, keep_tcal_block = false;
-    bool show_blocks = false, end_on_call = false, end_on_jump = false;
-    bool stats = false;
-    unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
-    bool bad_cpu = false;
-    std::FILE* out = nullptr;
-};
-
-// decode_segment's answer for code that runs on without reading trace (no libipt error code).
+// decode_segment's answers for code that runs on without reading trace and for a hook that
+// stopped it (no libipt error codes).
 constexpr int kNoTraceProgress = -0x7ffe;
+constexpr int kHookStopped = -0x7ffd;
 
-struct Stats {
-    uint64_t insn = 0, blocks = 0;
-};
+using Stats = FlowStats;
 
 const char* mode_name(uint8_t mode) {
     switch (mode) {
@@ -276,8 +262,8 @@ struct Segment {
     const Image& image;
     const FlowOptions& o;
     Stats& stats;
-    Insn& insn;  // the last instruction, for the error's report
-    bool block_open = false;
+    FlowLoopState& loop;  // loop.insn: the last instruction, for the error's report
+    FlowHook* hook = nullptr;
 };
 
 // Counts (and unless --quiet prints) the instructions of a path, as ptxed does one at a time.
@@ -288,13 +274,13 @@ void take_path(Segment& s, const InsnPath& p, uint64_t offset) {
     const ExecMode mode = p.nruns ? p.mode : p.single.mode;
     const bool speculative = p.nruns ? p.speculative : p.single.speculative;
     each_insn(s.d, p, [&](uint64_t ip, uint8_t size, bool last, InsnClass end_class, bool end_direct) {
-        if (!s.block_open) {
+        if (!s.loop.block_open) {
             ++s.stats.blocks;
             if (s.o.block && s.o.show_blocks && !s.o.quiet) std::fputs("[block]\n", s.o.out);
-            s.block_open = true;
+            s.loop.block_open = true;
         }
         ++s.stats.insn;
-        Insn& insn = s.insn;
+        Insn& insn = s.loop.insn;
         insn.ip = ip;
         insn.size = size;
         insn.mode = mode;
@@ -311,16 +297,19 @@ void take_path(Segment& s, const InsnPath& p, uint64_t offset) {
             if (s.o.check) check_insn(s.o.out, insn, offset);
         }
         const bool direct = last ? end_direct : false;
-        if (ends_block(insn, s.o, direct)) s.block_open = false;
+        if (ends_block(insn, s.o, direct)) s.loop.block_open = false;
     });
 }
 
 // One synchronized stretch: instructions and events until an error or the end.
 int decode_segment(Segment& s, int status) {
     std::FILE* out = s.o.out;
-    uint64_t last_offset = ~uint64_t{0}, same_offset = 0;
+    uint64_t& last_offset = s.loop.last_offset;
+    uint64_t& same_offset = s.loop.same_offset;
+    last_offset = ~uint64_t{0};
+    same_offset = 0;
     for (;;) {
-        status = drain_events(out, s.d, status, s.o, s.block_open);
+        status = drain_events(out, s.d, status, s.o, s.loop.block_open);
         if (status < 0) return status;
         if (status & pts_eos) {
             if (!(status & pts_ip_suppressed) && !s.o.quiet) std::fputs("[end of trace]\n", out);
@@ -328,6 +317,7 @@ int decode_segment(Segment& s, int status) {
         }
         uint64_t offset = 0;
         s.d.get_offset(offset);
+        if (s.hook && s.hook->at_step(s.d, s.loop, offset)) return kHookStopped;
         if (offset != last_offset) {
             last_offset = offset;
             same_offset = 0;
@@ -350,12 +340,12 @@ int decode_segment(Segment& s, int status) {
         if (!p.ninsn) {
             // With tracing disabled next() leaves its instruction as it was: ptxed takes the one
             // before again.
-            if ((status != -pte_no_enable && status != -pte_eos) || s.insn.iclass == InsnClass::error) {
-                s.insn = Insn{};
-                s.insn.ip = p.single.ip;
+            if ((status != -pte_no_enable && status != -pte_eos) || s.loop.insn.iclass == InsnClass::error) {
+                s.loop.insn = Insn{};
+                s.loop.insn.ip = p.single.ip;
                 return status < 0 ? status : -pte_internal;
             }
-            one = s.insn;
+            one = s.loop.insn;
             s.image.read(one.ip, one.raw, sizeof one.raw, &one.isid);
             run_of_insn(p.single, one);
             p.ninsn = 1;
@@ -366,27 +356,34 @@ int decode_segment(Segment& s, int status) {
     }
 }
 
-void decode(std::FILE* out, InsnDecoder& d, const Image& image, const FlowOptions& o, Stats& stats) {
-    uint64_t sync = 0;
+}  // namespace
+
+void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, Stats& stats,
+                 const uint64_t* start, FlowHook* hook) {
+    std::FILE* out = o.out;
+    FlowLoopState loop;
     for (;;) {
-        Insn insn;
-        int status = d.sync_forward();
+        loop.insn = Insn{};
+        Insn& insn = loop.insn;
+        int status = start ? d.sync_set(*start) : d.sync_forward();
+        start = nullptr;
         if (status < 0) {
             if (status == -pte_eos) break;
             diagnose(out, d, insn.ip, "sync error", status);
             // Without progress there will be none: stop (the error is reported twice).
             uint64_t now = 0;
-            if (d.get_offset(now) < 0 || now <= sync) break;
-            sync = now;
+            if (d.get_offset(now) < 0 || now <= loop.sync) break;
+            loop.sync = now;
             continue;
         }
         // With --resync-on-error each error goes on from the next IP the trace gives, while that
         // moves the decoder on; else (and when resync fails) from the next PSB.
-        uint64_t resynced_at = ~uint64_t{0};
+        loop.resynced_at = ~uint64_t{0};
         for (;;) {
-            Segment segment{d, image, o, stats, insn};
+            loop.block_open = false;
+            Segment segment{d, image, o, stats, loop, hook};
             status = decode_segment(segment, status);
-            if (status == -pte_eos) return;
+            if (status == -pte_eos || status == kHookStopped) return;
             if (status == kNoTraceProgress) {
                 uint64_t offset = 0;
                 d.get_offset(offset);
@@ -395,10 +392,11 @@ void decode(std::FILE* out, InsnDecoder& d, const Image& image, const FlowOption
                              offset, insn.ip, kMaxInsnWithoutTrace);
                 return;
             }
+            if (hook) hook->at_error(status);
             diagnose(out, d, insn.ip, "error", status);
             uint64_t offset = 0;
-            if (!o.resync || d.get_offset(offset) < 0 || offset == resynced_at) break;
-            resynced_at = offset;
+            if (!o.resync || d.get_offset(offset) < 0 || offset == loop.resynced_at) break;
+            loop.resynced_at = offset;
             status = d.resync();
             if (status == -pte_eos) return;
             if (status < 0) {
@@ -408,6 +406,8 @@ void decode(std::FILE* out, InsnDecoder& d, const Image& image, const FlowOption
         }
     }
 }
+
+namespace {
 
 struct Inputs {
     std::string pt;
@@ -447,6 +447,11 @@ int value_option(const std::string& a, const std::string& v, FlowOptions& o, Inp
         o.config.packets = v == "master" ? PacketSet::full : PacketSet::libipt_2_0_5;
     } else if (!parse_number(v, n)) {
         return bad("number");
+    } else if (a == "-j" || a == "--jobs") {
+        if (n < 1 || n > 256) return bad("number of threads");
+        o.jobs = static_cast<unsigned>(n);
+    } else if (a == "--part-bytes") {
+        o.part_bytes = n;
     } else if (a == "--mtc-freq") {
         o.config.mtc_freq = static_cast<uint8_t>(n);
     } else if (a == "--nom-freq") {
@@ -471,15 +476,9 @@ int value_option(const std::string& a, const std::string& v, FlowOptions& o, Inp
 }
 
 bool is_value_option(const std::string& a) {
-    static const char* const kWithValue[] = {"--pt",
-                                             "--raw",
-                                             "--elf",
-                                             "--cpu",
-                                             "--mtc-freq",
-                                             "--nom-freq",
-                                             "--cpuid-0x15.eax",
-                                             "--cpuid-0x15.ebx",
-                                             "--compat"};
+    static const char* const kWithValue[] = {
+        "--pt",       "-j",         "--jobs",           "--part-bytes",     "--raw",   "--elf", "--cpu",
+        "--mtc-freq", "--nom-freq", "--cpuid-0x15.eax", "--cpuid-0x15.ebx", "--compat"};
     for (const char* w : kWithValue)
         if (a == w) return true;
     return a.size() >= 15 && a.rfind("--filter:addr", 0) == 0 && a[13] >= '0' && a[13] <= '3' &&
@@ -520,6 +519,8 @@ bool flag_option(const std::string& a, FlowOptions& o) {
         o.stats = true, o.stat_flags |= 1;
     else if (a == "--stat:blocks")
         o.stats = true, o.stat_flags |= 2;
+    else if (a == "--stat:jobs")
+        o.stat_jobs = true;
     else if (a == "--resync-on-error")
         o.resync = true;
     // Each for its decoder, as ptxed takes them (both decoders are one here).
@@ -545,7 +546,7 @@ void usage(std::FILE* f) {
         "       [--event:ip] [--event:time] [--event:tick] [--stat[:insn|:blocks]] [--block:show-blocks]\n"
         "       [--block:end-on-call] [--block:end-on-jump] [--insn:keep-tcal-on-ovf] "
         "[--block:keep-tcal-on-ovf]\n"
-        "       [--compat 2.0.5|master] --pt FILE[:FROM[-TO]] | FILE.pt\n",
+        "       [--compat 2.0.5|master] [-j THREADS [--part-bytes N]] --pt FILE[:FROM[-TO]] | FILE.pt\n",
         f);
 }
 
@@ -619,11 +620,18 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     // As ptxed: an unknown cpu is reported, and the trace decoded without errata.
     if (o.bad_cpu) std::fprintf(out, "[0, 0: config error: %s]\n", pt_error_string(-pte_bad_cpu));
     o.config.keep_tcal_on_ovf = o.block ? o.keep_tcal_block : o.keep_tcal_insn;
-    InsnDecoder decoder(o.config, in.image, o.filter);
-    decoder.set_tick_events(o.event_tick);
     Stats stats;
     o.out = out;
-    decode(out, decoder, in.image, o, stats);
+    if (o.jobs > 1) {
+        const FlowParallelCount c = flow_decode_parallel(in.image, o, stats);
+        if (o.stat_jobs)
+            std::fprintf(err, "parts: %zu, joined: %zu, sequential from part: %zu\n", c.parts, c.joined,
+                         c.sequential_from);
+    } else {
+        InsnDecoder decoder(o.config, in.image, o.filter);
+        decoder.set_tick_events(o.event_tick);
+        flow_decode(decoder, in.image, o, stats);
+    }
     if (o.stats) {
         const unsigned flags = o.stat_flags ? o.stat_flags : 3u;
         if (flags & 1) std::fprintf(out, "insn: %" PRIu64 ".\n", stats.insn);

@@ -34,6 +34,8 @@ struct DecodedInsn {
     InsnKind kind = InsnKind::plain;
     bool is_direct = false;    // a relative branch: the target is ip + size + displacement
     int32_t displacement = 0;  // of a direct branch
+
+    bool operator==(const DecodedInsn&) const = default;
 };
 
 // Decodes the instruction at bytes[0, n) in mode: 0, or -pte_bad_insn (no valid instruction, or

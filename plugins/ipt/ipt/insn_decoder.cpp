@@ -105,6 +105,11 @@ int InsnDecoder::sync_forward() noexcept {
     return start(query_.sync_forward(&ip_));
 }
 
+int InsnDecoder::sync_set(uint64_t offset) noexcept {
+    reset();
+    return start(query_.sync_set(&ip_, offset));
+}
+
 int InsnDecoder::resync() noexcept {
     process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
     link_run_ = 0;

@@ -25,6 +25,8 @@ struct Insn {
     ExecMode mode = em_unknown;
     bool speculative = false;
     int isid = 0;
+
+    bool operator==(const Insn&) const = default;
 };
 
 // IA32_RTIT_CTL.ADDRn_CFG and the ranges (ptxed's --filter:addrN_*): for erratum SKL014.
@@ -39,6 +41,9 @@ struct AddrFilter {
 class RetStack {
   public:
     void clear() noexcept { top_ = bottom_ = 0; }
+    // Entries from the top down (the most recent call first).
+    int depth() const noexcept { return (top_ - bottom_ + kSize) % kSize; }
+    uint64_t from_top(int i) const noexcept { return stack_[(top_ - 1 - i + 2 * kSize) % kSize]; }
     void push(uint64_t ip) noexcept;
     int pop(uint64_t& ip) noexcept;
 
@@ -79,6 +84,8 @@ class InsnDecoder {
     InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter = {});
 
     int sync_forward() noexcept;
+    // Synchronizes at the PSB at offset (ipt flow -j: a part from its PSB).
+    int sync_set(uint64_t offset) noexcept;
     // After an error (ptxed's --resync-on-error): on from the next IP the trace gives (an event's,
     // or an indirect branch's, TNT bits before it dropped) instead of the next PSB.
     int resync() noexcept;
@@ -103,6 +110,7 @@ class InsnDecoder {
     int get_sync_offset(uint64_t& offset) const noexcept { return query_.get_sync_offset(offset); }
 
   private:
+    friend struct FlowState;  // ipt flow -j compares decoders' states
     void reset() noexcept;
     int start(int status) noexcept;
     int status_flags(int flags) const noexcept;

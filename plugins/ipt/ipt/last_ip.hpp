@@ -13,6 +13,8 @@ struct LastIp {
     bool have_ip = false;
     bool suppressed = false;
 
+    bool operator==(const LastIp&) const = default;
+
     void init() noexcept { *this = LastIp{}; }
 
     // 0; -pte_noip before any IP; -pte_ip_suppressed after a suppressed update.

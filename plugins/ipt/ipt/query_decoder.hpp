@@ -240,6 +240,7 @@ class QueryCore {
     int apply_cyc(uint64_t cyc) noexcept;
 
     friend class QueryDecoder;
+    friend struct FlowState;
 
     Config config_;
     // libipt master's packets and events (Config::packets full): TRIG, CFE, EVD, and MWAIT and PWRE
@@ -354,6 +355,7 @@ class QueryDecoder {
     int core_bus_ratio(uint32_t& cbr) const noexcept { return core_->core_bus_ratio(cbr); }
 
   private:
+    friend struct FlowState;
     // QueryCore works on its own copy of the bits: which of them are left goes there before each
     // of its calls (the bits themselves only change there), and what it leaves comes back after it.
     void push() const noexcept { core_->tnt_.index = index_; }

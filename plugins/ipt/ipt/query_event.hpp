@@ -81,6 +81,8 @@ struct QueryEvent {
     bool non_root = false, speculative = false, aborted = false, hw = false, interrupt = false, store = false,
          autonomous = false;
     bool resumed = false;  // enabled: where tracing had stopped (set by the instruction flow decoder)
+
+    bool operator==(const QueryEvent&) const = default;
 };
 
 }  // namespace ringscope::ipt

@@ -22,6 +22,7 @@ struct TimeState {
     uint8_t cbr = 0;
     bool have_tsc = false, have_tma = false, have_mtc = false, have_cbr = false;
 
+    bool operator==(const TimeState&) const = default;
     void init() noexcept { *this = TimeState{}; }
     // 0, or -pte_no_time before any TSC (tsc is still set: relative time).
     int query_tsc(uint64_t* out, uint32_t* lmtc, uint32_t* lcyc) const noexcept {
@@ -50,6 +51,7 @@ struct TimeCal {
     uint32_t ctc = 0, lost_mtc = 0;
     bool have_mtc = false, check_skl168 = false;
 
+    bool operator==(const TimeCal&) const = default;
     void init() noexcept { *this = TimeCal{}; }
     bool have_fcr() const noexcept { return min_fcr <= max_fcr; }
     int get_fcr(uint64_t& out) const noexcept;

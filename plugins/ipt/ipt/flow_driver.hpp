@@ -1,0 +1,71 @@
+// ipt flow's decoding loop as flow.cpp runs it, for the parts of ipt flow -j (flow_parallel.cpp):
+// the options, the counts, and a hook called at each step of the loop.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+
+#include "ipt/config.hpp"
+#include "ipt/insn_decoder.hpp"
+
+namespace ringscope::ipt {
+
+class Image;
+
+struct FlowOptions {
+    Config config;
+    AddrFilter filter;
+    bool block = true;  // ptxed's default decoder
+    bool no_inst = false, att = false, check = false, quiet = false, raw_insn = false;
+    bool event_ip = false, event_time = false, event_tick = false;
+    bool resync = false;  // --resync-on-error
+    bool keep_tcal_insn = false, keep_tcal_block = false;
+    bool show_blocks = false, end_on_call = false, end_on_jump = false;
+    bool stats = false;
+    unsigned stat_flags = 0;  // 1 insn, 2 blocks; none: all
+    bool bad_cpu = false;
+    bool stat_jobs = false;   // --stat:jobs: FlowParallelCount on stderr
+    unsigned jobs = 1;        // -j
+    uint64_t part_bytes = 0;  // -j's parts (--part-bytes); 0: the default
+    std::FILE* out = nullptr;
+};
+
+struct FlowStats {
+    uint64_t insn = 0, blocks = 0;
+};
+
+// The loop's own state at a step, beside the decoder's.
+struct FlowLoopState {
+    Insn insn;  // the last instruction
+    bool block_open = false;
+    uint64_t last_offset = ~uint64_t{0}, same_offset = 0;  // instructions without trace
+    uint64_t sync = 0;                                     // where the last sync error was
+    uint64_t resynced_at = ~uint64_t{0};
+
+    bool operator==(const FlowLoopState&) const = default;
+};
+
+class FlowHook {
+  public:
+    virtual ~FlowHook() = default;
+    // At each step (events printed, the next instructions not taken yet): true stops the loop.
+    virtual bool at_step(const InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) = 0;
+    // A decode error (status) is printed next.
+    virtual void at_error(int status) = 0;
+};
+
+// Decodes and prints the flow (ptxed's loop) to o.out. With start, the first sync is at that
+// offset (a PSB) instead of the first PSB; with hook, it is asked at each step.
+void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, FlowStats& stats,
+                 const uint64_t* start = nullptr, FlowHook* hook = nullptr);
+
+// What ipt flow -j did: parts cut, parts joined to the one before, and the part from whose join
+// on it decoded sequentially (parts when none).
+struct FlowParallelCount {
+    size_t parts = 0, joined = 0, sequential_from = 0;
+};
+
+// ipt flow -j: the same output from o.jobs threads (flow_parallel.cpp).
+FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o, FlowStats& stats);
+
+}  // namespace ringscope::ipt
