@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/results/column_heading.hpp"
 #include "framework/results/table_json.hpp"
 
 namespace ringscope {
@@ -83,7 +84,9 @@ void write_text(std::FILE* out, const ResultTable& t) {
     std::fprintf(out, "%s:\n", t.name.c_str());
     std::vector<size_t> width(t.columns.size(), 0);
     std::vector<std::vector<std::string>> rows;
-    for (size_t i = 0; i < t.columns.size(); ++i) width[i] = t.columns[i].size();
+    std::vector<std::string> headings;
+    for (const auto& c : t.columns) headings.push_back(column_heading(c));
+    for (size_t i = 0; i < t.columns.size(); ++i) width[i] = headings[i].size();
     for (const auto& r : t.rows) {
         std::vector<std::string> cells;
         for (size_t i = 0; i < t.columns.size(); ++i) {
@@ -110,11 +113,16 @@ void write_text(std::FILE* out, const ResultTable& t) {
         }
         std::fprintf(out, "%s\n", s.c_str());
     };
-    line(t.columns);
+    line(headings);
     for (const auto& r : rows) line(r);
 }
 
 }  // namespace
+
+std::string column_heading(std::string_view column) {
+    if (ends_with(column, "_ns") && column.size() > 3) column.remove_suffix(3);
+    return std::string(column);
+}
 
 std::string format_duration_ns(double ns) {
     char buf[64];

@@ -1,7 +1,9 @@
 #include "framework/sinks/html_table.hpp"
 
 #include <ringscope/result.hpp>
+
 #include <ringscope/selection.hpp>
+#include "framework/results/column_heading.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -111,7 +113,7 @@ std::string table_html(const json& rows, const std::string& name, size_t limit) 
     for (const auto& [k, v] : rows[0].items()) {
         const bool sorted = key && k == *key;
         o += "<th data-key=\"" + html_escape(k) + (sorted ? "\" data-dir=\"desc\">" : "\">") +
-             html_escape(k) + "</th>";
+             html_escape(column_heading(k)) + "</th>";
     }
     o += "</tr></thead><tbody>";
     size_t n = 0;

@@ -158,6 +158,9 @@ TEST(Tables, DurationsHaveUnitsAndNoScientificNotation) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out.find("e+"), std::string::npos) << r.out.substr(0, 3000);
     EXPECT_NE(r.out.find(" us"), std::string::npos);
+    // The headings do not name a unit the values do not have ("max_ns" over "8.011 ms").
+    EXPECT_EQ(r.out.find("_ns"), std::string::npos) << r.out.substr(0, 3000);
+    EXPECT_NE(r.out.find(" max\n"), std::string::npos) << r.out.substr(0, 3000);
     // JSON keeps exact integers in ns.
     const Outcome j = ringscope("sched latency --format json '" + trace("full.dat") + "'");
     const auto doc = nlohmann::json::parse(j.out);
