@@ -157,10 +157,6 @@ const std::vector<std::string>& TraceFile::format_errors() const {
     return format_errors_;
 }
 
-}  // namespace ringscope::engine
-
-namespace ringscope::engine {
-
 bool TraceFile::print_function_args(std::span<const uint8_t> args, size_t count, int size,
                                     std::string_view func, TextBuffer& out) const {
     std::call_once(btf_once_, [this] {

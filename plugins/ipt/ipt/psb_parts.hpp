@@ -61,7 +61,7 @@ void decode_cut_parts(const std::vector<uint64_t>& cuts, unsigned threads, Packe
             }
             // Freed, not assigned: a string assigned an empty one keeps its buffer (libstdc++),
             // and every part's text would stay until the end.
-            { Part done(std::move(parts[i])); }
+            { [[maybe_unused]] Part done(std::move(parts[i])); }
             if (at < cuts[i + 1]) {
                 Part rest;
                 at = run(rest, carry, cuts[i + 1]);
