@@ -199,9 +199,10 @@ void check_insn(std::FILE* out, const Insn& insn, uint64_t offset) {
     }
 }
 
-void diagnose(std::FILE* out, const InsnDecoder& d, uint64_t ip, const char* kind, int status) {
+void diagnose(std::FILE* out, const InsnDecoder& d, uint64_t ip, const char* kind, int status,
+              bool sync = false) {
     uint64_t offset = 0;
-    if (d.get_offset(offset) < 0)
+    if ((sync ? d.get_offset(offset) : d.error_offset(offset)) < 0)
         std::fprintf(out, "[?, %" PRIx64 ": %s: %s]\n", ip, kind, pt_error_string(status));
     else
         std::fprintf(out, "[%" PRIx64 ", %" PRIx64 ": %s: %s]\n", offset, ip, kind, pt_error_string(status));
@@ -369,7 +370,7 @@ void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, Stats
         start = nullptr;
         if (status < 0) {
             if (status == -pte_eos) break;
-            diagnose(out, d, insn.ip, "sync error", status);
+            diagnose(out, d, insn.ip, "sync error", status, true);
             // Without progress there will be none: stop (the error is reported twice).
             uint64_t now = 0;
             if (d.get_offset(now) < 0 || now <= loop.sync) break;

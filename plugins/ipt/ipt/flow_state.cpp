@@ -70,6 +70,7 @@ FlowState FlowState::of(const InsnDecoder& d, FlowCompare compare) {
     p.fup_taken = c.fup_taken_;
     p.exec_mode = c.exec_mode_;
     p.resyncing = d.resyncing_;
+    p.disable_first = d.disable_first_;
     if (d.process_event_) {
         p.event = d.event_;
         if (!with_time) clear_time(p.event);

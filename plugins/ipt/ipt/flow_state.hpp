@@ -59,7 +59,7 @@ struct FlowState {
         int status = 0;
         bool enabled = false, speculative = false, process_event = false, process_insn = false;
         bool bound_paging = false, bound_vmcs = false, bound_ptwrite = false, bound_return = false;
-        bool resyncing = false;
+        bool resyncing = false, disable_first = false;
         uint32_t since_anchor = 0;
         bool anchor_event = false;
         // QueryCore's last MODE.EXEC (libipt master's flow: an event only when it changes)

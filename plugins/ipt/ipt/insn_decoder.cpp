@@ -78,7 +78,7 @@ void InsnDecoder::reset() noexcept {
     mode_ = em_unknown;
     ip_ = 0;
     status_ = 0;
-    enabled_ = speculative_ = process_event_ = process_insn_ = resyncing_ = false;
+    enabled_ = speculative_ = process_event_ = process_insn_ = resyncing_ = disable_first_ = false;
     since_anchor_ = 0;
     anchor_event_ = false;
     bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
@@ -110,40 +110,12 @@ int InsnDecoder::sync_set(uint64_t offset) noexcept {
     return start(query_.sync_set(&ip_, offset));
 }
 
-int InsnDecoder::resync() noexcept {
-    process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
-    link_run_ = 0;
-    if (process_event_ || (status_ & pts_event_pending)) {
-        resyncing_ = true;
-        return check_ip_event(nullptr, nullptr);
-    }
-    for (;;) {
-        uint64_t ip = 0;
-        int status = query_.indirect_branch(ip);
-        if (status >= 0) {
-            status_ = status;
-            if (status & pts_ip_suppressed) return -pte_noip;
-            ip_ = ip;
-            enabled_ = true;
-            return check_ip_event(nullptr, nullptr);
-        }
-        if (status != -pte_bad_query) return status;
-        int taken = 0;
-        status = query_.cond_branch(taken);
-        if (status < 0) return status;
-        status_ = status;
-        if (status & pts_event_pending) {
-            resyncing_ = true;
-            return check_ip_event(nullptr, nullptr);
-        }
-    }
-}
-
 int InsnDecoder::event_pending() noexcept {
     if (process_event_) return 1;
     if (!(status_ & pts_event_pending)) return 0;
     int status = query_.event(event_);
     if (status < 0) return status;
+    if (master_) event_offset_ = query_.last_event_offset();
     event_.resumed = false;
     // An event that brings its IP from the trace is where TRIG counts instructions from.
     anchor_event_ = !event_.ip_suppressed || event_.type == EventKind::trig;
@@ -213,8 +185,6 @@ int InsnDecoder::check_ip_event(const Insn* insn, const DecodedInsn* iext) noexc
     if (status <= 0) return status < 0 ? status : status_flags(0);
     const QueryEvent& ev = event_;
     const bool at_ip = ev.ip_suppressed || ev.ip == ip_;
-    // After a resync the flow is wherever the next event puts it: the event is taken first.
-    if (resyncing_) return status_flags(pts_event_pending);
     switch (ev.type) {
         case EventKind::disabled:
             break;
@@ -506,9 +476,24 @@ int InsnDecoder::next(Insn& insn) noexcept {
 int InsnDecoder::event(QueryEvent& out) noexcept {
     if (!process_event_) return -pte_bad_query;
     QueryEvent& ev = event_;
+    if (disable_first_) {
+        // A resync that meets an enable while tracing: tracing stopped somewhere before it.
+        disable_first_ = false;
+        enabled_ = false;
+        out = QueryEvent{};
+        out.type = EventKind::disabled;
+        out.ip_suppressed = true;
+        out.has_tsc = ev.has_tsc;
+        out.tsc = ev.tsc;
+        return status_flags(pts_event_pending);
+    }
     switch (ev.type) {
         case EventKind::enabled:
-            if (resyncing_) resyncing_ = enabled_ = false;
+            if (ev.status_update && master_) {
+                // libipt master checks a PSB+ in the flow against its state.
+                if (!enabled_) return -pte_bad_status_update;
+                break;
+            }
             if (ip_ == ev.ip) ev.resumed = true;
             if (ev.status_update) return -pte_bad_context;
             if (ev.ip_suppressed) return -pte_noip;
@@ -525,13 +510,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
             enabled_ = false;
             break;
         case EventKind::async_branch:
-            if (resyncing_) {
-                // Wherever the flow was, it goes on at the interrupt's target.
-                resyncing_ = false;
-                enabled_ = true;
-            } else if (ip_ != ev.from) {
-                return -pte_bad_query;
-            }
+            if (ip_ != ev.from) return -pte_bad_query;
             if (ev.status_update || !enabled_) return -pte_bad_context;
             ip_ = ev.ip;
             break;
@@ -540,7 +519,6 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
             if (!ev.ip_suppressed && ip_ != ev.ip) return -pte_bad_query;
             break;
         case EventKind::overflow:
-            resyncing_ = false;
             if (ev.status_update) return -pte_bad_context;
             if (ev.ip_suppressed) {
                 enabled_ = false;
@@ -572,6 +550,7 @@ int InsnDecoder::event(QueryEvent& out) noexcept {
     out = ev;
     process_event_ = false;
     if (anchor_event_) since_anchor_ = 0;
+    if (resyncing_) return resync_step();
     // After an event bound to an instruction: the next event bound to it, or on past it.
     if (process_insn_) {
         int status = check_insn_event(insn_, iext_);

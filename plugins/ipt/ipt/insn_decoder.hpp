@@ -107,6 +107,9 @@ class InsnDecoder {
     // The time the last query reported (libipt's pt_insn_time without the lost counts).
     int time(uint64_t& tsc) const noexcept { return query_.time(tsc, nullptr, nullptr); }
     int get_offset(uint64_t& offset) const noexcept { return query_.get_offset(offset); }
+    // The trace offset ptxed reports a decode error at: libipt master's (see
+    // QueryCore::master_offset) with Config::packets full, else get_offset's.
+    int error_offset(uint64_t& offset) const noexcept;
     int get_sync_offset(uint64_t& offset) const noexcept { return query_.get_sync_offset(offset); }
 
   private:
@@ -123,6 +126,8 @@ class InsnDecoder {
     int proceed(const Insn& insn, const DecodedInsn& iext) noexcept;
     int proceed_postponed() noexcept;
     int tick(uint64_t ip) noexcept;
+    int resync_step() noexcept;
+    int resync_at_event() noexcept;
     int postpone_tsx(const Insn* insn, const DecodedInsn* iext) noexcept;
     int handle_erratum_bdm64(const Insn& insn, const DecodedInsn& iext) noexcept;
     int handle_erratum_skd022() noexcept;
@@ -145,12 +150,14 @@ class InsnDecoder {
     bool process_insn_ = false;
     bool bound_paging_ = false, bound_vmcs_ = false, bound_ptwrite_ = false, bound_return_ = false;
     bool tick_events_ = false;
-    bool resyncing_ = false;  // the next event with an IP sets it, wherever the flow was
+    bool resyncing_ = false;      // resync() looks for the next IP the trace gives
+    bool disable_first_ = false;  // event() gives a disable before event_ (see resync_at_event)
     // libipt master's TRIG: the instructions since the last IP the trace gave (a branch query, an
     // event with its IP, a TRIG), counted while events are pending (next() one at a time).
     uint32_t since_anchor_ = 0;
     bool anchor_event_ = false;
     QueryEvent event_;
+    uint64_t event_offset_ = 0;  // event_'s offset for error_offset
     Insn insn_;
     DecodedInsn iext_;
     RetStack retstack_;

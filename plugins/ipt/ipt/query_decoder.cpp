@@ -357,6 +357,7 @@ int QueryCore::cond_branch(int& taken) noexcept {
             if (status < 0) return status;
             pos_ += size;
             cache_tnt_run();
+            tnt_end_ = pos_;
             status = read_ahead_after_query();
             if (status < 0) return status;
         } else if (have_next_ && next_ == PacketKind::tip) {
@@ -426,6 +427,8 @@ int QueryCore::event(QueryEvent& out) noexcept {
         // libipt master: events released ahead of the next packet's go first.
         if (QueryEvent* now = evq_.dequeue(evb_now)) [[unlikely]] {
             out = *now;
+            event_at_ = pos_;
+            event_kind_ = PacketKind::bad;
             break;
         }
         if (!have_next_) return provoke_fetch_error();
@@ -433,6 +436,8 @@ int QueryCore::event(QueryEvent& out) noexcept {
         // TIP and TNT only belong here as part of an event.
         if ((f & (pdff_tip | pdff_tnt)) && !will_event()) return -pte_bad_query;
         event_ = nullptr;
+        event_at_ = pos_;
+        event_kind_ = next_;
         int status = decode(next_);
         if (status) return status;
         if (event_) {
@@ -449,6 +454,7 @@ int QueryCore::event(QueryEvent& out) noexcept {
         status = read_ahead();
         if (status) return status;
     }
+    last_event_offset_ = event_offset(out);
     int status = read_ahead_after_query();
     if (status < 0) return status;
     return status_flags();
@@ -652,6 +658,7 @@ int QueryCore::decode_tnt(PacketKind kind) noexcept {
     int status = tnt_.add(packet.payload.tnt);
     if (status < 0) return status;
     pos_ += size;
+    tnt_end_ = pos_;
     return 0;
 }
 

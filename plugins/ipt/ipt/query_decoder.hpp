@@ -56,6 +56,14 @@ class QueryCore {
     }
     int core_bus_ratio(uint32_t& cbr) const noexcept { return last_time_.query_cbr(&cbr); }
 
+    // libipt master's trace offset at an error (pt_evt_get_offset; query_offset.cpp). Its flow
+    // decoders hold the next event, TNT or TIP they have not taken yet, and its event decoder
+    // stands on the packet that one binds to (a FUP, TIP, TIP.PGE, PSBEND), else past the packet
+    // that made it alone (a TNT, a PTW, ...). master_offset: with nothing taken from here yet;
+    // last_event_offset: for the event the last event() returned.
+    int master_offset(uint64_t& offset) const noexcept;
+    uint64_t last_event_offset() const noexcept { return last_event_offset_; }
+
   private:
     enum Flag : uint8_t {
         pdff_unknown = 1 << 0,
@@ -238,6 +246,8 @@ class QueryCore {
     int find_ovf_fup() const noexcept;
     int check_erratum_bdm70(const uint8_t* pos) const noexcept;
     int apply_cyc(uint64_t cyc) noexcept;
+    // Where libipt master's event decoder stands after making ev from the packet at event_at_.
+    uint64_t event_offset(const QueryEvent& ev) const noexcept;
 
     friend class QueryDecoder;
     friend struct FlowState;
@@ -282,6 +292,12 @@ class QueryCore {
     RunEntry run_[kMaxRun - 1] = {};
     uint8_t run_size_ = 0;
     uint8_t run_bits_ = 0;  // the bits of the run's packets after the first
+    // For master_offset: where the last cached TNT packet ends, the packet whose decode made the
+    // last event, and that event's offset.
+    const uint8_t* tnt_end_ = nullptr;
+    const uint8_t* event_at_ = nullptr;
+    PacketKind event_kind_ = PacketKind::bad;
+    uint64_t last_event_offset_ = 0;
 };
 
 // The query decoder. The cached TNT bits, the status once they are used up and the time a query
@@ -311,6 +327,12 @@ class QueryDecoder {
         return core_->get_offset(offset);
     }
     int get_sync_offset(uint64_t& offset) const noexcept { return core_->get_sync_offset(offset); }
+    // After a query that failed on the trace itself: where that failed, as libipt master's too.
+    int master_offset(uint64_t& offset) const noexcept {
+        push();
+        return failed_ ? core_->get_offset(offset) : core_->master_offset(offset);
+    }
+    uint64_t last_event_offset() const noexcept { return core_->last_event_offset(); }
     uint64_t sync_work() const noexcept { return core_->sync_work(); }
 
     int cond_branch(int& taken) noexcept {
@@ -363,6 +385,7 @@ class QueryDecoder {
     int call(F&& f) noexcept {
         push();
         int status = f(*core_);
+        failed_ = status < 0 && status != -pte_bad_query;
         const QueryCore& c = *core_;
         tnt_ = c.tnt_.tnt;
         index_ = c.tnt_.index;
@@ -380,6 +403,7 @@ class QueryDecoder {
     uint64_t tsc_ = 0;    // the time queries report
     bool have_tsc_ = false;
     int empty_status_ = 0;
+    bool failed_ = false;  // the last call into QueryCore failed, and not as a wrong query
 };
 
 }  // namespace ringscope::ipt
