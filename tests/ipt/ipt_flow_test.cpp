@@ -338,6 +338,61 @@ TEST(IptFlow, Skz84InvalidTmaSkipped) {
     EXPECT_EQ(flow(code, 0x100000, trace, {"--cpu", "19/1"}), "0000000000100000\n[disabled]\n");
 }
 
+// --resync-on-error: after an error, decoding goes on at the next IP the trace gives, an
+// interrupt's source here, the error reported where libipt master's event decoder stands (the TIP
+// of the interrupt it holds). libipt's ptxed-resync-nomap-fup-tip case, built here, and its
+// expectation. Without the option the first error ends the stretch.
+TEST(IptFlow, ResyncOnError) {
+    const Bytes code = {0xe9, 0xfb, 0x00, 0x00, 0x00, 0xf4, 0x90, 0xf4};  // jmp 100100; hlt; nop; hlt
+    const Bytes fup = {0x7d, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};
+    auto ip16 = [](uint8_t opcode, uint16_t low) {
+        return Bytes{opcode, static_cast<uint8_t>(low), static_cast<uint8_t>(low >> 8)};
+    };
+    const Bytes trace = cat({kPsb,
+                             fup,
+                             kMode64,
+                             kPsbend,
+                             ip16(0x3d, 0x0200),
+                             ip16(0x2d, 0x0300),
+                             ip16(0x3d, 0x0400),
+                             ip16(0x2d, 0x0006),
+                             ip16(0x3d, 0x0007),
+                             {0x01}});
+    EXPECT_EQ(flow(code, 0x100000, trace, {"--resync-on-error", "--event:ip"}),
+              "0000000000100000\n"
+              "[1e, 100100: error: no memory mapped at this address]\n"
+              "[interrupt, from: 0000000000100200, to: 0000000000100300]\n"
+              "[24, 100300: error: no memory mapped at this address]\n"
+              "[interrupt, from: 0000000000100400, to: 0000000000100006]\n"
+              "0000000000100006\n"
+              "[disabled, at: 0000000000100007]\n");
+    EXPECT_EQ(flow(code, 0x100000, trace, {"--event:ip"}),
+              "0000000000100000\n"
+              "[1e, 100100: error: no memory mapped at this address]\n");
+}
+
+// A resync drops the TNT bits on its way and takes the next TIP's target; an enable while tracing
+// comes after a disable (libipt's ptxed-resync-nomap-tip_pge case, built here).
+TEST(IptFlow, ResyncDropsTntBits) {
+    const Bytes code = {0xff, 0xd0, 0xf4, 0x90, 0xf4};  // call rax; hlt; nop; hlt
+    const Bytes fup = {0x7d, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00};
+    const Bytes tip_100100 = {0x6d, 0x00, 0x01, 0x10, 0x00, 0x00, 0x00};
+    const Bytes tip_100200 = {0x6d, 0x00, 0x02, 0x10, 0x00, 0x00, 0x00};
+    const Bytes tnt = {0xd8};  // taken, not, taken, taken, not, not
+    const Bytes tip_pge = {0x51, 0x03, 0x00, 0x10, 0x00};
+    const Bytes fup_0004 = {0x3d, 0x04, 0x00};
+    const Bytes trace =
+        cat({kPsb, fup, kMode64, kPsbend, tip_100100, tip_100200, tnt, tip_pge, fup_0004, {0x01}});
+    EXPECT_EQ(flow(code, 0x100000, trace, {"--resync-on-error"}),
+              "0000000000100000\n"
+              "[22, 100100: error: no memory mapped at this address]\n"
+              "[2a, 100200: error: no memory mapped at this address]\n"
+              "[disabled]\n"
+              "[enabled]\n"
+              "0000000000100003\n"
+              "[disabled]\n");
+}
+
 TEST(IptFlow, UsageErrors) {
     std::FILE* sink = std::tmpfile();
     EXPECT_EQ(flow_main({"--raw", "x.bin"}, sink, sink), 2);

@@ -71,6 +71,8 @@ FlowState FlowState::of(const InsnDecoder& d, FlowCompare compare) {
     p.exec_mode = c.exec_mode_;
     p.resyncing = d.resyncing_;
     p.disable_first = d.disable_first_;
+    p.deferred = d.deferred_;
+    p.query_deferred = c.deferred_;
     if (d.process_event_) {
         p.event = d.event_;
         if (!with_time) clear_time(p.event);

@@ -60,6 +60,7 @@ struct FlowState {
         bool enabled = false, speculative = false, process_event = false, process_insn = false;
         bool bound_paging = false, bound_vmcs = false, bound_ptwrite = false, bound_return = false;
         bool resyncing = false, disable_first = false;
+        int deferred = 0, query_deferred = 0;
         uint32_t since_anchor = 0;
         bool anchor_event = false;
         // QueryCore's last MODE.EXEC (libipt master's flow: an event only when it changes)

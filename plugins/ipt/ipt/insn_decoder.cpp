@@ -79,6 +79,7 @@ void InsnDecoder::reset() noexcept {
     ip_ = 0;
     status_ = 0;
     enabled_ = speculative_ = process_event_ = process_insn_ = resyncing_ = disable_first_ = false;
+    deferred_ = 0;
     since_anchor_ = 0;
     anchor_event_ = false;
     bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
@@ -114,7 +115,14 @@ int InsnDecoder::event_pending() noexcept {
     if (process_event_) return 1;
     if (!(status_ & pts_event_pending)) return 0;
     int status = query_.event(event_);
-    if (status < 0) return status;
+    if (status < 0) {
+        // libipt master reports an error in fetching its next event at its next step.
+        if (master_ && query_.deferred()) {
+            deferred_ = status;
+            return 0;
+        }
+        return status;
+    }
     if (master_) event_offset_ = query_.last_event_offset();
     event_.resumed = false;
     // An event that brings its IP from the trace is where TRIG counts instructions from.
@@ -458,6 +466,7 @@ int InsnDecoder::next(Insn& insn) noexcept {
     insn.mode = mode_;
     insn.ip = ip_;
     insn.speculative = speculative_;
+    if (deferred_) return deferred_;
     DecodedInsn iext;
     int status = decode(insn, iext);
     if (status < 0) {

@@ -152,6 +152,7 @@ class InsnDecoder {
     bool tick_events_ = false;
     bool resyncing_ = false;      // resync() looks for the next IP the trace gives
     bool disable_first_ = false;  // event() gives a disable before event_ (see resync_at_event)
+    int deferred_ = 0;            // libipt master: an error the next step reports (event_pending)
     // libipt master's TRIG: the instructions since the last IP the trace gave (a branch query, an
     // event with its IP, a TRIG), counted while events are pending (next() one at a time).
     uint32_t since_anchor_ = 0;

@@ -18,6 +18,8 @@ int InsnDecoder::resync() noexcept {
 // IP); an enable while tracing comes after a disable; an event without IP is taken as it comes
 // and the search goes on after it.
 int InsnDecoder::resync_step() noexcept {
+    // An error in the trace itself stays: master's resync reports it again.
+    if (deferred_) return deferred_;
     for (;;) {
         int status = event_pending();
         if (status < 0) return status;

@@ -80,6 +80,8 @@ QueryCore::QueryCore(const Config& config) noexcept : config_(config) {
 }
 
 void QueryCore::reset() noexcept {
+    deferred_ = 0;
+    header_failed_at_ = nullptr;
     enabled_ = false;
     mode_exec_valid_ = fup_taken_ = false;
     consume_packet_ = false;
@@ -109,6 +111,7 @@ bool QueryCore::will_eos() const noexcept {
 }
 
 int QueryCore::provoke_fetch_error() const noexcept {
+    if (deferred_) return deferred_;
     PacketKind kind;
     int status = fetch_kind(kind, pos_, config_);
     return status < 0 ? status : -pte_internal;
@@ -279,7 +282,17 @@ int QueryCore::get_sync_offset(uint64_t& offset) const noexcept {
 int QueryCore::read_ahead_after_query() noexcept {
     last_time_ = time_;
     int status = read_ahead();
-    return status < 0 && status != -pte_eos ? status : 0;
+    if (status >= 0 || status == -pte_eos) return 0;
+    // libipt master's flow decoders fetch the next event after each query and keep an error
+    // there for their next step: the query stands, the error comes with the next call, from
+    // where its event decoder stopped (2.0.5 goes back to the PSB). Done here only for a PSB+
+    // whose MODE.EXEC contradicts the mode before it, which 2.0.5 does not check: elsewhere
+    // `ipt calls` and `ipt profile` stay libipt 2.0.5's on broken streams.
+    if (!master_ || status != -pte_bad_status_update || !header_failed_at_) return status;
+    deferred_ = status;
+    pos_ = header_failed_at_;
+    have_next_ = false;
+    return 0;
 }
 
 int QueryCore::cache_tnt() noexcept {
@@ -591,12 +604,14 @@ int QueryCore::read_psb_header() noexcept {
 
 int QueryCore::decode_psb() noexcept {
     const uint8_t* pos = pos_;
+    header_failed_at_ = nullptr;
     Packet packet;
     int size = read(packet, PacketKind::psb);
     if (size < 0) return size;
     pos_ += size;
     int status = read_psb_header();
     if (status < 0) {
+        header_failed_at_ = pos_;
         sync_work_ += static_cast<uint64_t>(pos_ - pos);
         // Back to the PSB so decoding may recover; drop the header's events.
         pos_ = pos;

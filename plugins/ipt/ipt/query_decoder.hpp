@@ -63,6 +63,8 @@ class QueryCore {
     // last_event_offset: for the event the last event() returned.
     int master_offset(uint64_t& offset) const noexcept;
     uint64_t last_event_offset() const noexcept { return last_event_offset_; }
+    // libipt master: an error in reading ahead after a query, which the next call returns.
+    bool deferred() const noexcept { return deferred_ != 0; }
 
   private:
     enum Flag : uint8_t {
@@ -131,7 +133,8 @@ class QueryCore {
     int status_flags() const noexcept { return tnt_.empty() ? flags_when_empty() : 0; }
     int flags_when_empty() const noexcept {
         int flags = will_event() ? pts_event_pending : 0;
-        if (!have_next_ && will_eos()) flags |= pts_eos;
+        // A deferred error (read_ahead_after_query) is taken as the next event is.
+        if (!have_next_) flags |= deferred_ ? pts_event_pending : will_eos() ? pts_eos : 0;
         return flags;
     }
     int provoke_fetch_error() const noexcept;
@@ -298,6 +301,8 @@ class QueryCore {
     const uint8_t* event_at_ = nullptr;
     PacketKind event_kind_ = PacketKind::bad;
     uint64_t last_event_offset_ = 0;
+    int deferred_ = 0;                           // see deferred()
+    const uint8_t* header_failed_at_ = nullptr;  // the packet a PSB+ failed at
 };
 
 // The query decoder. The cached TNT bits, the status once they are used up and the time a query
@@ -333,6 +338,7 @@ class QueryDecoder {
         return failed_ ? core_->get_offset(offset) : core_->master_offset(offset);
     }
     uint64_t last_event_offset() const noexcept { return core_->last_event_offset(); }
+    bool deferred() const noexcept { return core_->deferred(); }
     uint64_t sync_work() const noexcept { return core_->sync_work(); }
 
     int cond_branch(int& taken) noexcept {
