@@ -144,32 +144,35 @@ void usage(std::FILE* f) {
 
 }  // namespace
 
-int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err,
-                 Symbols* symbols) {
-    Status s;
+Status add_image_arg(const std::string& a, const std::string& v, Image& image, Symbols* symbols, bool* bad) {
     if (a == "--raw") {
         std::string path;
         uint64_t off = 0, size = 0, addr = 0;
         if (!Image::parse_raw(v, path, off, size, addr)) {
-            std::fprintf(err, "%s: %s: bad section: %s\n", prog, a.c_str(), v.c_str());
-            return 2;
+            if (bad) *bad = true;
+            return Error(Errc::invalid_argument, a + ": bad section: " + v);
         }
-        s = image.add_raw(path, off, size, addr);
-    } else if (a == "--elf") {
-        std::string path = v;
-        uint64_t base = 0;
-        size_t colon = v.rfind(':');
-        bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
-        if (have_base) path = v.substr(0, colon);
-        std::vector<Image::Function> functions;
-        s = image.add_elf(path, have_base, base, symbols ? &functions : nullptr);
-        for (Image::Function& f : functions) symbols->add(f.address, std::move(f.name));
-    } else {
-        return -1;
+        return image.add_raw(path, off, size, addr);
     }
-    if (!s) {
-        std::fprintf(err, "%s: %s\n", prog, s.error().to_string().c_str());
-        return 1;
+    std::string path = v;
+    uint64_t base = 0;
+    size_t colon = v.rfind(':');
+    bool have_base = colon != std::string::npos && parse_number(v.substr(colon + 1), base);
+    if (have_base) path = v.substr(0, colon);
+    std::vector<Image::Function> functions;
+    Status s = image.add_elf(path, have_base, base, symbols ? &functions : nullptr);
+    for (Image::Function& f : functions) symbols->add(f.address, std::move(f.name));
+    return s;
+}
+
+int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err,
+                 Symbols* symbols) {
+    if (a != "--raw" && a != "--elf") return -1;
+    bool usage = false;
+    if (Status s = add_image_arg(a, v, image, symbols, &usage); !s) {
+        std::fprintf(err, "%s: %s\n", prog,
+                     usage ? s.error().message().c_str() : s.error().to_string().c_str());
+        return usage ? 2 : 1;
     }
     return 0;
 }

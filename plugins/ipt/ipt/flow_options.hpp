@@ -28,6 +28,11 @@ struct FlowInputs {
 int image_option(const char* prog, const std::string& a, const std::string& v, Image& image, std::FILE* err,
                  Symbols* symbols = nullptr);
 
+// The same without printing: a = "--raw" or "--elf" (another is taken as --elf); *bad (if
+// given) is set when v does not parse.
+Status add_image_arg(const std::string& a, const std::string& v, Image& image, Symbols* symbols,
+                     bool* bad = nullptr);
+
 // ptxed's argument list into o and in: -1 when the flow is to be decoded, else the exit code (0
 // after --help, 1 a file that does not load, 2 a usage error), its message printed.
 int parse_flow_args(const std::vector<std::string>& args, FlowOptions& o, FlowInputs& in, std::FILE* out,
