@@ -75,7 +75,7 @@ int run_report(CliContext& ctx, const std::vector<std::string>& args) {
                               o.format == ReportFormat::json  ? "json"
                               : o.format == ReportFormat::csv ? "csv"
                                                               : "text",
-                              o.jobs, *o.compat);
+                              o.jobs, *o.compat, o.print_options, o.filters);
     }
     ReportRun run(ctx, std::move(o));
     return run.run();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <ringscope/decoder.hpp>
+#include <ringscope/filter.hpp>
 #include <ringscope/handler.hpp>
 
 #include "framework/format/format_catalog.hpp"
@@ -82,6 +83,8 @@ struct Input {
     // The same by id, for the small ids decoders use: a load per event instead of a hash look-up.
     std::vector<std::pair<const EventType*, const TypeInfo*>> by_id;
     std::unordered_map<const EventType*, TypeInfo> others;  // types an event brought: this thread's
+    FilterSet filters;                                      // -F, against the stream's types
+    bool filtered = false;
     // The event at the head of the stream: written per event by the merging thread while the -j
     // workers read the fields above, so on cache lines of its own.
     struct alignas(64) Head {
@@ -151,13 +154,16 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 }
 
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format, int jobs, Compat compat) {
+                   std::string_view format, int jobs, Compat compat,
+                   const std::vector<std::string>& print_options,
+                   const std::vector<std::pair<std::string, bool>>& filters) {
     output::ReportStyle style;
     apply_compat(compat, style);
     const int threads = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     symbols::ResolverRegistry resolvers;
     for (const auto& r : ctx.plugins().resolvers()) resolvers.add(r.domain, r.resolver);
 
+    ctx.plugins().apply_print_options(with_compat_option(compat, print_options));
     std::vector<std::unique_ptr<Input>> inputs;
     for (const auto& path : paths) {
         auto in = std::make_unique<Input>();
@@ -190,6 +196,14 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         }
         in->stream = std::move(*stream);
         in->context = &in->stream->context();
+        const std::vector<const EventType*> types = in->stream->types();
+        for (const auto& [text, neg] : filters) {
+            if (Status st = in->filters.add(text, neg, types); !st) {
+                ctx.error(Error(std::move(st).error()).in_file(path).to_string());
+                return kExitRuntime;
+            }
+        }
+        in->filtered = !in->filters.empty();
         in->index = inputs.size();
         inputs.push_back(std::move(in));
     }
@@ -291,6 +305,10 @@ int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::
         if (!best) break;
         current = best;
         const Event& ev = best->head.event;
+        if (best->filtered && !best->filters.accept(ev)) {
+            best->head.has = false;
+            continue;
+        }
         const TypeInfo* ti = best->info(ev.type_ptr());
         if (!ti) {
             auto [it, added] = best->others.try_emplace(ev.type_ptr());

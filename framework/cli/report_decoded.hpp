@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "framework/cli/cli_context.hpp"
@@ -20,7 +21,11 @@ bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::
 // `format` is "text" (report's lines), "json" (JSON Lines) or "csv". `jobs` (report -j; 0, its
 // default, means the cores) threads format the lines, with the same output as one. `compat`: the
 // line of that trace-cmd release (3.4: the flags column; a decoder's events have no flags: dots).
+// `print_options` (-O) are set before the decoders open the inputs: a decoder may read its own.
+// `filters` (-F, negated after -v) keep the events they accept, as for trace.dat inputs.
 int report_decoded(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format,
-                   std::string_view format = "text", int jobs = 1, Compat compat = Compat::v3_4);
+                   std::string_view format = "text", int jobs = 1, Compat compat = Compat::v3_4,
+                   const std::vector<std::string>& print_options = {},
+                   const std::vector<std::pair<std::string, bool>>& filters = {});
 
 }  // namespace ringscope::cli

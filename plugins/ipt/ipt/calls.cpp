@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "ipt/errors.hpp"
-#include "ipt/flow.hpp"
+#include "ipt/flow_options.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 #include "ipt/symbols.hpp"

@@ -13,6 +13,7 @@
 
 #include "ipt/errors.hpp"
 #include "ipt/event_builder.hpp"
+#include "ipt/event_context.hpp"
 #include "ipt/event_sequence.hpp"
 #include "ipt/packet_decoder.hpp"
 #include "ipt/trace_file.hpp"
@@ -20,36 +21,12 @@
 namespace ringscope::ipt {
 namespace {
 
-struct FieldSpec {
-    const char* name;
-    const char* type;
-    uint32_t offset, size, flags;
-};
-
-FieldInfo make_field(const FieldSpec& s) {
-    FieldInfo f;
-    f.name = s.name;
-    f.type = s.type;
-    f.offset = s.offset;
-    f.size = s.size;
-    f.elem_size = (s.flags & kFieldDynamic) ? 1 : s.size;
-    f.flags = s.flags;
-    return f;
-}
-
-constexpr FieldSpec kOffset{"offset", "u64", 0, 8, 0};
-
 std::vector<std::unique_ptr<EventType>> make_types() {
-    struct Def {
-        const char* name;
-        std::vector<FieldSpec> fields;
-        const char* fmt;
-    };
     const FieldSpec ip[] = {{"ip", "u64", 8, 8, 0},
                             {"ipc", "u8", 16, 1, 0},
                             {"suppressed", "u8", 17, 1, 0},
                             {"symbol", "__data_loc char[]", 20, 4, kFieldDynamic | kFieldString}};
-    std::vector<Def> defs = {
+    std::vector<EventDef> defs = {
         {"psb", {}, "\"offset=0x%llx\", REC->offset"},
         {"tnt",
          {{"bits", "u64", 8, 8, 0}, {"count", "u8", 16, 1, 0}},
@@ -93,56 +70,8 @@ std::vector<std::unique_ptr<EventType>> make_types() {
         {"exstop", {{"ip", "u8", 8, 1, 0}}, "\"ip=%u\", REC->ip"},
         {"stop", {}, "\"offset=0x%llx\", REC->offset"},
     };
-    std::vector<std::unique_ptr<EventType>> types;
-    uint32_t id = 1;
-    for (auto& d : defs) {
-        auto t = std::make_unique<EventType>();
-        t->id = id++;
-        t->system = "ipt";
-        t->name = d.name;
-        t->fields.push_back(make_field(kOffset));
-        for (auto& f : d.fields) t->fields.push_back(make_field(f));
-        t->print_fmt = d.fmt;
-        t->finalize();
-        types.push_back(std::move(t));
-    }
-    return types;
+    return make_event_types(defs);
 }
-
-class IptContext : public TraceContext {
-  public:
-    IptContext(std::string source, const ResolverService& resolvers)
-        : source_(std::move(source)), resolvers_(resolvers), types_(make_types()) {}
-
-    std::string_view comm(int) const override { return "<...>"; }
-    void register_comm(int, std::string_view) override {}
-    const EventType* type_by_id(uint32_t id) const override {
-        return id >= 1 && id <= types_.size() ? types_[id - 1].get() : nullptr;
-    }
-    const EventType* find_type(std::string_view system, std::string_view name) const override {
-        if (system != "ipt") return nullptr;
-        for (const auto& t : types_)
-            if (t->name == name) return t.get();
-        return nullptr;
-    }
-    const ResolverService& resolvers() const override { return resolvers_; }
-    std::string_view source_name() const override { return source_; }
-    int cpu_count() const override { return 1; }
-    int long_size() const override { return 8; }
-    bool big_endian() const override { return false; }
-
-    const EventType* type(TypeIndex i) const { return types_[i].get(); }
-    std::vector<const EventType*> all() const {
-        std::vector<const EventType*> out;
-        for (const auto& t : types_) out.push_back(t.get());
-        return out;
-    }
-
-  private:
-    std::string source_;
-    const ResolverService& resolvers_;
-    std::vector<std::unique_ptr<EventType>> types_;
-};
 
 // Parts of this size are decoded on threads: a few MB of events each (bounded memory).
 constexpr uint64_t kPartBytes = 256 * 1024;
@@ -159,7 +88,7 @@ class IptStream : public EventStream {
     IptStream(TraceBytes owned, std::span<const uint8_t> bytes, std::string path,
               const ResolverService& resolvers, unsigned threads)
         : owned_(std::move(owned)),
-          ctx_(path, resolvers),
+          ctx_(path, resolvers, make_types()),
           config_(stream_config(bytes)),
           builder_(config_, resolvers, std::move(path)),
           events_(config_, builder_, threads, kPartBytes) {}
@@ -208,35 +137,47 @@ int IptDecoder::probe(std::span<const uint8_t> head) const {
     return probe_ipt(head);
 }
 
-Expected<std::unique_ptr<EventStream>> IptDecoder::open(const InputSource& in, ResolverService& resolvers) {
-    const unsigned threads = in.threads > 1 ? static_cast<unsigned>(in.threads) : 1;
+namespace {
+
+// The bytes of in: mapped by the caller, read from its path, or read from its fd (a pipe: the PSB
+// search needs the whole buffer). owned holds them unless they are mapped.
+Status input_bytes(const InputSource& in, TraceBytes& owned, std::span<const uint8_t>& view) {
     if (!in.mapped.empty()) {
-        std::unique_ptr<EventStream> s =
-            std::make_unique<IptStream>(TraceBytes{}, in.mapped, in.path, resolvers, threads);
-        return s;
+        view = in.mapped;
+        return Status::success();
     }
     if (in.fd < 0 && !in.path.empty() && in.path != "-") {
         auto bytes = TraceBytes::load(in.path);
         if (!bytes) return std::move(bytes).error();
-        std::span<const uint8_t> view(bytes->begin(), bytes->size());
-        std::unique_ptr<EventStream> s =
-            std::make_unique<IptStream>(std::move(*bytes), view, in.path, resolvers, threads);
-        return s;
-    }
-    // Not mapped (a pipe): read it all; the PSB search needs the whole buffer.
-    std::vector<uint8_t> data;
-    std::vector<uint8_t> chunk(1 << 16);
-    for (;;) {
-        ssize_t n = ::read(in.fd, chunk.data(), chunk.size());
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return Error(Errc::io, std::string("read failed: ") + std::strerror(errno)).in_file(in.path);
+        owned = std::move(*bytes);
+    } else {
+        std::vector<uint8_t> data;
+        std::vector<uint8_t> chunk(1 << 16);
+        for (;;) {
+            ssize_t n = ::read(in.fd, chunk.data(), chunk.size());
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return Error(Errc::io, std::string("read failed: ") + std::strerror(errno)).in_file(in.path);
+            }
+            if (n == 0) break;
+            data.insert(data.end(), chunk.begin(), chunk.begin() + n);
         }
-        if (n == 0) break;
-        data.insert(data.end(), chunk.begin(), chunk.begin() + n);
+        owned = TraceBytes::copy(data.data(), data.size());
     }
-    TraceBytes owned = TraceBytes::copy(data.data(), data.size());
-    std::span<const uint8_t> view(owned.begin(), owned.size());
+    view = std::span<const uint8_t>(owned.begin(), owned.size());
+    return Status::success();
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<EventStream>> IptDecoder::open(const InputSource& in, ResolverService& resolvers) {
+    const unsigned threads = in.threads > 1 ? static_cast<unsigned>(in.threads) : 1;
+    TraceBytes owned;
+    std::span<const uint8_t> view;
+    if (Status s = input_bytes(in, owned, view); !s) return s.error();
+    const FlowEventOptions options = options_ ? options_() : FlowEventOptions{};
+    if (options.wanted() || (!options.flow.empty() && options.flow != "packets"))
+        return open_flow_events(std::move(owned), view, in.path, resolvers, options);
     std::unique_ptr<EventStream> s =
         std::make_unique<IptStream>(std::move(owned), view, in.path, resolvers, threads);
     return s;

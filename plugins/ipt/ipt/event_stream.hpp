@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
 
 #include <ringscope/decoder.hpp>
+
+#include "ipt/flow_events.hpp"
 
 namespace ringscope::ipt {
 
@@ -25,14 +28,21 @@ namespace ringscope::ipt {
 //   mwait: hints u32 @8, ext u32 @12   exstop: ip u8 @8           psb, ovf, stop: offset only
 // Timestamps are the estimated TSC (TSC, TMA, MTC; 0 before the first TSC). After a packet that
 // does not decode, decoding resumes at the next PSB and the next event has missed_before() == -1.
+// When the options (read at each open) give the code, the events are the instruction flow's
+// instead (flow_events.hpp).
 class IptDecoder : public Decoder {
   public:
+    IptDecoder() = default;
+    explicit IptDecoder(std::function<FlowEventOptions()> options) : options_(std::move(options)) {}
     std::string_view format_name() const override { return "ipt"; }
     std::string_view description() const override {
         return "raw Intel Processor Trace stream (perf aux, .pt)";
     }
     int probe(std::span<const uint8_t> head) const override;
     Expected<std::unique_ptr<EventStream>> open(const InputSource& in, ResolverService& resolvers) override;
+
+  private:
+    std::function<FlowEventOptions()> options_;
 };
 
 // The probe on its own: 100 for a PSB+ header at offset 0, 80 for one later in head, 40 for a PSB

@@ -1,0 +1,269 @@
+#include "ipt/flow_events.hpp"
+
+#include <cstring>
+#include <deque>
+#include <string_view>
+#include <vector>
+
+#include "ipt/errors.hpp"
+#include "ipt/event_context.hpp"
+#include "ipt/flow_options.hpp"
+#include "ipt/image.hpp"
+#include "ipt/insn_decoder.hpp"
+#include "ipt/symbols.hpp"
+
+namespace ringscope::ipt {
+namespace {
+
+enum FlowType : uint32_t { f_call, f_return, f_branch, f_error };
+
+std::vector<std::unique_ptr<EventType>> flow_types() {
+    constexpr uint32_t kString = kFieldDynamic | kFieldString;
+    const std::vector<FieldSpec> branch = {{"ip", "u64", 8, 8, 0},
+                                           {"target", "u64", 16, 8, 0},
+                                           {"depth", "u32", 24, 4, 0},
+                                           {"symbol", "__data_loc char[]", 28, 4, kString}};
+    std::vector<FieldSpec> with_kind = branch;
+    with_kind.push_back({"kind", "__data_loc char[]", 32, 4, kString});
+    const char* fmt = "\"0x%llx => 0x%llx %s depth=%u\", REC->ip, REC->target, __get_str(symbol), REC->depth";
+    return make_event_types({
+        {"call", branch, fmt},
+        {"return", branch, fmt},
+        {"branch", with_kind,
+         "\"%s 0x%llx => 0x%llx %s depth=%u\", __get_str(kind), REC->ip, REC->target, __get_str(symbol), "
+         "REC->depth"},
+        {"error",
+         {{"error", "__data_loc char[]", 8, 4, kString}},
+         "\"offset=0x%llx %s\", REC->offset, __get_str(error)"},
+    });
+}
+
+// An event waiting to be read: its type, time and payload.
+struct Pending {
+    FlowType type = f_call;
+    uint64_t ts = 0;
+    std::vector<uint8_t> bytes;
+
+    template <class T>
+    void put(size_t at, T v) {
+        std::memcpy(bytes.data() + at, &v, sizeof v);
+    }
+    // A string after the fixed fields, its __data_loc at loc.
+    void put_string(size_t loc, std::string_view s) {
+        const auto at = static_cast<uint32_t>(bytes.size());
+        bytes.insert(bytes.end(), s.begin(), s.end());
+        bytes.push_back(0);
+        put<uint32_t>(loc, (static_cast<uint32_t>(s.size() + 1) << 16) | at);
+    }
+};
+
+bool is_call(InsnClass c) {
+    return c == InsnClass::call || c == InsnClass::far_call;
+}
+bool is_return(InsnClass c) {
+    return c == InsnClass::ret || c == InsnClass::far_return;
+}
+
+const char* jump_kind(InsnClass c) {
+    switch (c) {
+        case InsnClass::jump:
+            return "jmp";
+        case InsnClass::cond_jump:
+            return "jcc";
+        case InsnClass::far_jump:
+            return "far jmp";
+        default:
+            return nullptr;
+    }
+}
+
+class FlowStream : public EventStream {
+  public:
+    FlowStream(TraceBytes owned, std::span<const uint8_t> bytes, std::string path,
+               const ResolverService& resolvers, std::unique_ptr<Image> image,
+               std::unique_ptr<Symbols> symbols, bool branches)
+        : owned_(std::move(owned)),
+          ctx_(path, resolvers, flow_types()),
+          image_(std::move(image)),
+          symbols_(std::move(symbols)),
+          decoder_(config_of(bytes), *image_),
+          branches_(branches) {}
+
+    const TraceContext& context() const override { return ctx_; }
+    std::vector<const EventType*> types() const override { return ctx_.all(); }
+    bool next(Event& out) override {
+        while (queue_.empty() && !done_) step();
+        if (queue_.empty()) return false;
+        current_ = std::move(queue_.front());
+        queue_.pop_front();
+        out = Event(ctx_.type(current_.type), &ctx_, std::span<const uint8_t>(current_.bytes), current_.ts, 0,
+                    0);
+        return true;
+    }
+
+  private:
+    static Config config_of(std::span<const uint8_t> bytes) {
+        Config config;
+        config.begin = bytes.data();
+        config.end = bytes.data() + bytes.size();
+        return config;
+    }
+
+    // `ipt calls`' loop (calls.cpp, follow) a step at a time: a sync, or one run of instructions.
+    void step() {
+        if (!synced_) {
+            sync();
+            return;
+        }
+        int status = status_;
+        while (status >= 0 && (status & pts_event_pending)) {
+            QueryEvent ev;
+            status = decoder_.event(ev);
+            // After an interrupt, a disable, an overflow...: what follows is no branch's target.
+            if (!ev.status_update) jumped_ = false;
+        }
+        if (status < 0 || (status & pts_eos)) {
+            end_segment(status);
+            return;
+        }
+        InsnRun run;
+        status = decoder_.next_block(run);
+        if (run.ninsn) take(run);
+        decoder_.time(tsc_);
+        status_ = status;
+        if (status < 0) end_segment(status);
+    }
+
+    void sync() {
+        const int status = decoder_.sync_forward();
+        stack_.clear();
+        pending_ = InsnClass::other;
+        jumped_ = false;
+        tsc_ = 0;
+        decoder_.time(tsc_);
+        if (status >= 0) {
+            status_ = status;
+            synced_ = true;
+            return;
+        }
+        // Without progress there will be none.
+        uint64_t now = 0;
+        if (status == -pte_eos || decoder_.get_offset(now) < 0 || now <= sync_at_) done_ = true;
+        sync_at_ = now;
+    }
+
+    // The end of a synchronized stretch: the end of the trace, or an error and on from the next PSB.
+    void end_segment(int status) {
+        if (status >= 0 || status == -pte_eos) {
+            done_ = true;
+            return;
+        }
+        Pending& e = add(f_error, 12);
+        e.put_string(8, pt_error_string(status));
+        synced_ = false;
+    }
+
+    Pending& add(FlowType type, size_t fixed) {
+        Pending& e = queue_.emplace_back();
+        e.type = type;
+        e.ts = tsc_;
+        e.bytes.assign(fixed, 0);
+        uint64_t offset = 0;
+        decoder_.get_offset(offset);
+        e.put<uint64_t>(0, offset);
+        return e;
+    }
+
+    void add_branch(FlowType type, uint64_t target, int symbol, const char* kind = nullptr) {
+        Pending& e = add(type, kind ? 36 : 32);
+        e.put<uint64_t>(8, from_);
+        e.put<uint64_t>(16, target);
+        e.put<uint32_t>(24, static_cast<uint32_t>(stack_.empty() ? 0 : stack_.size() - 1));
+        e.put_string(28, symbols_->name(symbol));
+        if (kind) e.put_string(32, kind);
+    }
+
+    // A run of instructions: the branch that led to it, then the function it ends in on top of
+    // the stack (`ipt calls`' call tree, its symbols only).
+    void take(const InsnRun& run) {
+        const int s = symbols_->find(run.ip);
+        if (is_call(pending_)) {
+            stack_.push_back(s);
+            add_branch(f_call, run.ip, s);
+        } else if (is_return(pending_)) {
+            add_branch(f_return, run.ip, stack_.empty() ? -1 : stack_.back());
+            if (!stack_.empty()) stack_.pop_back();
+        } else if (const char* kind = jump_kind(pending_);
+                   kind && branches_ && jumped_ && run.ip != fall_through_) {
+            add_branch(f_branch, run.ip, s, kind);
+        }
+        uint64_t last = run.ip;
+        for (uint32_t k = 0; k + 1 < run.ninsn; ++k) last += run.sizes[k];
+        pending_ = run.end_class;
+        from_ = last;
+        fall_through_ = last + run.sizes[run.ninsn - 1];
+        jumped_ = true;
+        const int top = symbols_->find(last);
+        if (stack_.empty())
+            stack_.push_back(top);
+        else
+            stack_.back() = top;
+    }
+
+    TraceBytes owned_;
+    IptContext ctx_;
+    std::unique_ptr<Image> image_;
+    std::unique_ptr<Symbols> symbols_;
+    InsnDecoder decoder_;
+    const bool branches_;
+    bool synced_ = false, done_ = false;
+    int status_ = 0;
+    uint64_t sync_at_ = 0;                  // where the last sync error was
+    uint64_t tsc_ = 0;                      // the time at the end of the last run
+    std::vector<int> stack_;                // the functions called, innermost last
+    InsnClass pending_ = InsnClass::other;  // the last run's last instruction
+    uint64_t from_ = 0, fall_through_ = 0;  // its address, and the one after it
+    bool jumped_ = false;                   // the next run follows the last one's branch
+    std::deque<Pending> queue_;
+    Pending current_;
+};
+
+// The comma-separated values of an -O option, each added to the image.
+Status add_list(const char* option, const std::string& list, Image& image, Symbols& symbols) {
+    for (size_t at = 0; at <= list.size();) {
+        size_t comma = list.find(',', at);
+        if (comma == std::string::npos) comma = list.size();
+        const std::string one = list.substr(at, comma - at);
+        at = comma + 1;
+        if (one.empty()) continue;
+        if (Status s = add_image_arg(std::string("--") + option, one, image, &symbols); !s)
+            return Error(s.error().code(), std::string("-O ipt:") + option + ": " + s.error().to_string());
+    }
+    return Status::success();
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<EventStream>> open_flow_events(TraceBytes owned, std::span<const uint8_t> bytes,
+                                                        std::string path, const ResolverService& resolvers,
+                                                        const FlowEventOptions& o) {
+    if (!o.flow.empty() && o.flow != "calls" && o.flow != "branches" && o.flow != "packets")
+        return Error(Errc::invalid_argument, "-O ipt:flow=" + o.flow + ": not calls, branches or packets");
+    if (!o.has_code())
+        return Error(
+            Errc::invalid_argument,
+            "-O ipt:flow=" + o.flow + " needs the code: -O ipt:elf=FILE[:BASE] or ipt:raw=FILE:ADDR");
+    auto image = std::make_unique<Image>();
+    auto symbols = std::make_unique<Symbols>();
+    if (Status s = add_list("elf", o.elf, *image, *symbols); !s) return s.error();
+    if (Status s = add_list("raw", o.raw, *image, *symbols); !s) return s.error();
+    if (!o.kallsyms.empty())
+        if (Status s = symbols->load_kallsyms(o.kallsyms); !s)
+            return Error(s.error().code(), "-O ipt:kallsyms: " + s.error().to_string());
+    std::unique_ptr<EventStream> stream =
+        std::make_unique<FlowStream>(std::move(owned), bytes, std::move(path), resolvers, std::move(image),
+                                     std::move(symbols), o.flow == "branches");
+    return stream;
+}
+
+}  // namespace ringscope::ipt
