@@ -54,7 +54,7 @@ size_t CompactSched::size() const noexcept {
     return n;
 }
 
-void CompactSched::write(std::string& bundle) {
+void CompactSched::write(Bytes& bundle) {
     if (empty()) return;
     std::string m;
     m.reserve(size());

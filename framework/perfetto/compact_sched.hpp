@@ -10,6 +10,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "framework/perfetto/proto_writer.hpp"
+
 namespace ringscope::perfetto {
 
 class CompactSched {
@@ -23,7 +25,7 @@ class CompactSched {
     // The bytes the message holds so far (without its key and length).
     size_t size() const noexcept;
     // Appends the message as FtraceEventBundle.compact_sched to BUNDLE and starts a new one.
-    void write(std::string& bundle);
+    void write(Bytes& bundle);
 
   private:
     uint32_t intern(std::string_view comm);

@@ -89,6 +89,16 @@ namespace {
 // text: the event's formatted text after "IP: " (what report prints), for bprint.
 enum class OpKind : uint8_t { string, sint, uint, ksym, array, text };
 
+// A generic integer field's bytes before its value, made once per field: Field's key, its length
+// (one byte, completed per value), the encoded name and the value's key. Written as one block of
+// kMax bytes (then cut to `size`), so a field is a copy and a varint, not four appends.
+struct FieldHead {
+    static constexpr size_t kMax = 32;
+    char bytes[kMax] = {};
+    uint8_t size = 0;       // 0: the name is too long for this, the field is written piece by piece
+    uint8_t fixed_len = 0;  // Field's length without the value's varint
+};
+
 // One field of the event and how it is written.
 struct Op {
     OpKind kind = OpKind::uint;
@@ -100,6 +110,11 @@ struct Op {
     uint32_t elem_size = 0;  // arrays
     bool elem_signed = false;
     std::string symbol_prefix;  // generic, a kernel function: "NAME_symbol"'s name, encoded
+    FieldHead head;             // generic integers
+    // Generic arrays: "name[i]" encoded, per element seen so far (made once, not per event).
+    mutable std::vector<std::string> elem_prefixes;
+    mutable std::vector<FieldHead> elem_heads;
+    void add_elem() const;
 };
 
 bool is_char_string(const FieldInfo& f) {
@@ -136,6 +151,24 @@ std::string encoded_name(std::string_view name) {
     return s;
 }
 
+FieldHead field_head(std::string_view prefix, uint32_t number) {
+    FieldHead h;
+    const size_t n = prefix.size() + 1;  // and the value's key: one byte, NUMBER is below 16
+    if (number >= 16 || n + 2 > FieldHead::kMax || n + 10 >= 0x80) return h;
+    h.bytes[0] = static_cast<char>(tag(field::kGenericField, WireType::len));
+    std::memcpy(h.bytes + 2, prefix.data(), prefix.size());
+    h.bytes[2 + prefix.size()] = static_cast<char>(tag(number, WireType::varint));
+    h.size = static_cast<uint8_t>(n + 2);
+    h.fixed_len = static_cast<uint8_t>(n);
+    return h;
+}
+
+void Op::add_elem() const {
+    elem_prefixes.push_back(encoded_name(name + "[" + std::to_string(elem_prefixes.size()) + "]"));
+    elem_heads.push_back(
+        field_head(elem_prefixes.back(), elem_signed ? field::kGenericFieldInt : field::kGenericFieldUint));
+}
+
 std::string_view string_value(const Event& ev, const Op& op) {
     if (!op.to_end) return ev.str(op.h);
     auto p = ev.payload();
@@ -144,12 +177,30 @@ std::string_view string_value(const Event& ev, const Op& op) {
     return {s, strnlen(s, p.size() - op.h.offset)};
 }
 
-uint64_t element(std::span<const uint8_t> b, size_t i, uint32_t size, bool sign, bool big_endian) {
-    uint64_t v = 0;
+// Element I of an array of SIZE-byte integers (1, 2, 4 or 8) in the trace's byte order.
+uint64_t element(std::span<const uint8_t> b, size_t i, uint32_t size, bool sign, bool swap) {
     const uint8_t* p = b.data() + i * size;
-    for (uint32_t k = 0; k < size; ++k) {
-        const uint32_t byte = big_endian ? size - 1 - k : k;
-        v |= static_cast<uint64_t>(p[k]) << (8 * byte);
+    uint64_t v = 0;
+    switch (size) {
+        case 1:
+            v = p[0];
+            break;
+        case 2: {
+            uint16_t x;
+            std::memcpy(&x, p, 2);
+            v = swap ? __builtin_bswap16(x) : x;
+            break;
+        }
+        case 4: {
+            uint32_t x;
+            std::memcpy(&x, p, 4);
+            v = swap ? __builtin_bswap32(x) : x;
+            break;
+        }
+        default:
+            std::memcpy(&v, p, 8);
+            if (swap) v = __builtin_bswap64(v);
+            break;
     }
     if (sign && size < 8) {
         const unsigned shift = 64 - 8 * size;
@@ -183,9 +234,8 @@ void plan_compact(const EventType& type, EventEncoder::Plan& p);
 EventEncoder::EventEncoder(engine::TraceFile* file) : file_(file) {}
 EventEncoder::~EventEncoder() = default;
 
-const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
+const EventEncoder::Plan& EventEncoder::make_plan(const EventType& type) {
     Recent& recent = recent_[type.id % kRecent];
-    if (recent.type == &type) return *recent.plan;
     auto& slot = plans_[&type];
     if (!slot) {
         auto p = std::make_unique<Plan>();
@@ -266,6 +316,8 @@ const EventEncoder::Plan& EventEncoder::plan(const EventType& type) {
                     op.kind = OpKind::string;
                 } else if (is_scalar(f)) {
                     op.kind = f.is_signed() ? OpKind::sint : OpKind::uint;
+                    op.head = field_head(op.prefix,
+                                         f.is_signed() ? field::kGenericFieldInt : field::kGenericFieldUint);
                 } else {
                     // Other arrays: one field per element, "name[i]".
                     op.kind = OpKind::array;
@@ -314,10 +366,15 @@ bool EventEncoder::encode_compact(const Event& ev, CompactSched& compact) {
     return true;
 }
 
-void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string& out) {
+void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, Bytes& out) {
     const Plan& p = plan(ev.type());
-    put_uint(out, field::kEventTimestamp, ev.timestamp());
-    put_uint(out, field::kEventPid, static_cast<uint32_t>(ev.pid()));
+    {
+        char* w = out.room(40);
+        w = write_varint(write_varint(w, tag(field::kEventTimestamp, WireType::varint)), ev.timestamp());
+        w = write_varint(write_varint(w, tag(field::kEventPid, WireType::varint)),
+                         static_cast<uint32_t>(ev.pid()));
+        out.set_end(w);
+    }
     if (p.flags)
         if (uint64_t flags = ev.u64(p.flags)) put_uint(out, field::kEventCommonFlags, flags);
     const size_t body = begin_nested(out, p.oneof);
@@ -352,18 +409,27 @@ void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string&
         end_nested(out, body);
         return;
     }
-    out += p.head;
+    out.append(p.head);
     // GenericFtraceEvent.Field: its name (encoded once per type), then one value.
-    auto uint_field = [&](std::string_view prefix, uint32_t number, uint64_t v) {
-        put_varint(out, tag(field::kGenericField, WireType::len));
-        put_varint(out, prefix.size() + uint_field_size(number, v));
-        out += prefix;
-        put_uint(out, number, v);
+    auto uint_field = [&](const FieldHead& head, std::string_view prefix, uint32_t number, uint64_t v) {
+        if (head.size) [[likely]] {
+            char* w = out.room(FieldHead::kMax + 10);
+            std::memcpy(w, head.bytes, FieldHead::kMax);
+            w[1] = static_cast<char>(head.fixed_len + varint_size(v));
+            out.set_end(write_varint(w + head.size, v));
+            return;
+        }
+        char* w = out.room(prefix.size() + 32);
+        w = write_varint(w, tag(field::kGenericField, WireType::len));
+        w = write_varint(w, prefix.size() + uint_field_size(number, v));
+        std::memcpy(w, prefix.data(), prefix.size());
+        w = write_varint(w + prefix.size(), tag(number, WireType::varint));
+        out.set_end(write_varint(w, v));
     };
     auto str_field = [&](std::string_view prefix, std::string_view text) {
         put_varint(out, tag(field::kGenericField, WireType::len));
         put_varint(out, prefix.size() + bytes_field_size(field::kGenericFieldStr, text.size()));
-        out += prefix;
+        out.append(prefix);
         put_bytes(out, field::kGenericFieldStr, text);
     };
     for (const Op& op : p.ops) {
@@ -372,12 +438,12 @@ void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string&
                 str_field(op.prefix, string_value(ev, op));
                 break;
             case OpKind::sint:
-                uint_field(op.prefix, field::kGenericFieldInt, static_cast<uint64_t>(ev.i64(op.h)));
+                uint_field(op.head, op.prefix, field::kGenericFieldInt, static_cast<uint64_t>(ev.i64(op.h)));
                 break;
             case OpKind::uint:
             case OpKind::ksym: {
                 const uint64_t v = ev.u64(op.h);
-                uint_field(op.prefix, field::kGenericFieldUint, v);
+                uint_field(op.head, op.prefix, field::kGenericFieldUint, v);
                 if (!op.symbol_prefix.empty()) str_field(op.symbol_prefix, symbols.name(ev, v));
                 break;
             }
@@ -389,13 +455,13 @@ void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, std::string&
                     auto pl = ev.payload();
                     b = op.h.offset < pl.size() ? pl.subspan(op.h.offset) : std::span<const uint8_t>{};
                 }
-                const bool big = ev.context().big_endian();
+                const bool swap = ev.context().big_endian() != Event::host_big_endian();
                 const size_t n = b.size() / op.elem_size;
-                for (size_t i = 0; i < n; ++i) {
-                    const uint64_t v = element(b, i, op.elem_size, op.elem_signed, big);
-                    uint_field(encoded_name(op.name + "[" + std::to_string(i) + "]"),
-                               op.elem_signed ? field::kGenericFieldInt : field::kGenericFieldUint, v);
-                }
+                const uint32_t number = op.elem_signed ? field::kGenericFieldInt : field::kGenericFieldUint;
+                while (op.elem_heads.size() < n) op.add_elem();
+                for (size_t i = 0; i < n; ++i)
+                    uint_field(op.elem_heads[i], op.elem_prefixes[i], number,
+                               element(b, i, op.elem_size, op.elem_signed, swap));
                 break;
             }
         }

@@ -12,6 +12,8 @@
 #include <ringscope/event.hpp>
 #include <ringscope/text_buffer.hpp>
 
+#include "framework/perfetto/proto_writer.hpp"
+
 namespace ringscope::engine {
 class PrintDispatch;
 class TraceFile;
@@ -45,7 +47,7 @@ class EventEncoder {
     EventEncoder& operator=(const EventEncoder&) = delete;
 
     // Appends the FtraceEvent's fields (without the bundle's key and length) to `out`.
-    void encode(const Event& ev, SymbolInterner& symbols, std::string& out);
+    void encode(const Event& ev, SymbolInterner& symbols, Bytes& out);
     // A sched_switch or sched_waking written typed (the kernel's format fits Perfetto's message)
     // goes into COMPACT instead; returns whether it did.
     bool encode_compact(const Event& ev, CompactSched& compact);
@@ -53,14 +55,20 @@ class EventEncoder {
     struct Plan;
 
   private:
-    const Plan& plan(const EventType& type);
-    std::unordered_map<const EventType*, std::unique_ptr<Plan>> plans_;
     // The plans of recent types by id, ahead of the map (one look-up per event).
     struct Recent {
         const EventType* type = nullptr;
         const Plan* plan = nullptr;
     };
     static constexpr size_t kRecent = 256;
+    const Plan& plan(const EventType& type) {
+        const Recent& r = recent_[type.id % kRecent];
+        if (r.type == &type) [[likely]]
+            return *r.plan;
+        return make_plan(type);
+    }
+    const Plan& make_plan(const EventType& type);
+    std::unordered_map<const EventType*, std::unique_ptr<Plan>> plans_;
     Recent recent_[kRecent];
     engine::TraceFile* file_ = nullptr;
     std::unique_ptr<engine::PrintDispatch> printer_;  // made on the first bprint

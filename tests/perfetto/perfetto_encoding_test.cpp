@@ -57,6 +57,44 @@ TEST(PerfettoWire, NestedMessagesOfAnySize) {
     }
 }
 
+// The per-event buffer writes what std::string gets, across its growth and a nested message
+// that has to move for a longer length.
+TEST(PerfettoWire, BytesWritesWhatAStringGets) {
+    for (size_t n : {0, 5, 127, 128, 16383, 16384, 70000}) {
+        std::string s = "x";
+        Bytes b;
+        b.append("x", 1);
+        const size_t at = begin_nested(s, 2), bat = begin_nested(b, 2);
+        s.append(n, 'a');
+        for (size_t i = 0; i < n; ++i) b.append("a", 1);
+        end_nested(s, at);
+        end_nested(b, bat);
+        for (uint64_t v : {0ull, 127ull, 128ull, 1ull << 35, ~0ull}) {
+            put_uint(s, 3, v);
+            put_uint(b, 3, v);
+            put_int(s, 4, -static_cast<int64_t>(v));
+            put_int(b, 4, -static_cast<int64_t>(v));
+        }
+        put_bytes(s, 5, "text");
+        put_bytes(b, 5, "text");
+        EXPECT_EQ(hex(std::string(b.view())), hex(s)) << n;
+    }
+}
+
+TEST(PerfettoWire, VarintSizeAtEveryLength) {
+    for (unsigned bits = 0; bits <= 64; ++bits) {
+        const uint64_t v = bits == 0 ? 0 : bits == 64 ? ~0ull : (1ull << bits) - 1;
+        std::string s;
+        put_varint(s, v);
+        EXPECT_EQ(varint_size(v), s.size()) << bits;
+        if (bits < 64) {
+            s.clear();
+            put_varint(s, v + 1);
+            EXPECT_EQ(varint_size(v + 1), s.size()) << bits;
+        }
+    }
+}
+
 // FtraceEvent's oneof numbers and a few message layouts, from protos/perfetto/trace/ftrace/
 // ftrace_event.proto, sched.proto, irq.proto, power.proto, ftrace.proto, workqueue.proto,
 // task.proto and raw_syscalls.proto.
