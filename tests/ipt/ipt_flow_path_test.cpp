@@ -148,6 +148,27 @@ TEST(IptFlowPath, SameAsNextWithHolesInTheImage) {
     }
 }
 
+// Holes where direct calls lead (every third function's first bytes): the walk finds no run at
+// a branch's target and must stop with the decoder there, as next() does.
+TEST(IptFlowPath, SameAsNextWithHolesAtCallTargets) {
+    for (uint64_t seed = 1; seed <= 3; ++seed) {
+        Case c = make_case(seed, 60, 16);
+        ri::Image holes;
+        const uint64_t base = c.program.address;
+        uint64_t from = base;
+        for (size_t f = 1; f < c.program.function_start.size(); f += 3) {
+            const uint64_t start = c.program.function_start[f];
+            holes.add_bytes(c.program.code.data() + (from - base), start - from, from, "code");
+            from = start + 1;
+        }
+        holes.add_bytes(c.program.code.data() + (from - base), c.program.code.size() - (from - base), from,
+                        "code");
+        const std::string next = transcript(c.trace.pt, holes, Call::next);
+        EXPECT_NE(next.find("[stop"), std::string::npos);
+        EXPECT_EQ(first_difference(next, transcript(c.trace.pt, holes, Call::path)), "") << "seed " << seed;
+    }
+}
+
 // What libipt's decoders decode: the reference's count and path hash for ours too.
 TEST(IptFlowPath, SameAsLibipt) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {

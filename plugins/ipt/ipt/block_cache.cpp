@@ -14,11 +14,25 @@ size_t hash_of(uint64_t key) noexcept {
     return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
+HotRun hot_of(const CachedRun& run) noexcept {
+    HotRun h;
+    h.ninsn = run.ninsn;
+    if (!run.ends_in_branch) return h;
+    const DecodedInsn& last = run.last;
+    if (last.iclass == InsnClass::cond_jump)
+        h.kind = HotRun::cond;
+    else if ((last.iclass == InsnClass::jump || last.iclass == InsnClass::call) && last.is_direct)
+        // A call to the next instruction (position-independent code) does not return.
+        h.kind = last.iclass == InsnClass::call && last.displacement ? HotRun::call : HotRun::jump;
+    return h;
+}
+
 }  // namespace
 
 void BlockCache::clear() {
     slots_.assign(slots_.size(), Slot{});
     runs_.clear();
+    hot_.clear();
     sizes_.clear();
     ++generation_;
 }
@@ -59,6 +73,7 @@ uint32_t BlockCache::build(const Image& image, uint64_t ip, uint8_t mode) {
     if (!run.ninsn) return 0;
     ++decoded_;
     runs_.push_back(run);
+    hot_.push_back(hot_of(run));
     return static_cast<uint32_t>(runs_.size());
 }
 

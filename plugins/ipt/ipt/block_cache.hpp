@@ -29,6 +29,17 @@ struct CachedRun {
     uint32_t next[2] = {0, 0};
 };
 
+// What a walk from run to run reads of a run whose branch the trace decides with one bit or not
+// at all (conditional, direct jump or call), apart from CachedRun so that it stays in the
+// first-level cache: 16 bytes a run. Its successors are those of the branch, so they need no
+// check (CachedRun::next may hold where an event led).
+struct HotRun {
+    enum Kind : uint8_t { cold, cond, jump, call };  // call: one that returns (pushes)
+    uint32_t next[2] = {0, 0};  // cond: not taken [0], taken [1]; jump, call: [0] (index + 1)
+    uint32_t ninsn = 0;
+    Kind kind = cold;
+};
+
 class BlockCache {
   public:
     // The most instructions in one run; a run ends earlier at a branch.
@@ -41,6 +52,7 @@ class BlockCache {
     const CachedRun* find(const Image& image, uint64_t ip, uint8_t mode, uint32_t* index = nullptr);
     CachedRun& at(uint32_t index) noexcept { return runs_[index - 1]; }
     const CachedRun& at(uint32_t index) const noexcept { return runs_[index - 1]; }
+    HotRun& hot(uint32_t index) noexcept { return hot_[index - 1]; }
     // Changes when the cache starts again: run indexes from before are no longer valid.
     uint32_t generation() const noexcept { return generation_; }
     const uint8_t* sizes(const CachedRun& run) const noexcept { return sizes_.data() + run.sizes; }
@@ -60,6 +72,7 @@ class BlockCache {
     };
     std::vector<Slot> slots_;
     std::vector<CachedRun> runs_;
+    std::vector<HotRun> hot_;
     std::vector<uint8_t> sizes_;
     size_t decoded_ = 0;
     uint32_t generation_ = 0;

@@ -639,6 +639,28 @@ int InsnDecoder::next_block(InsnRun& run) noexcept {
     return check_ip_event(&last, &iext);
 }
 
+// Out of next_path's loop: its locals stay in registers (none has its address taken).
+__attribute__((noinline)) uint32_t InsnDecoder::link_next(uint32_t index, int slot) noexcept {
+    uint32_t next = 0;
+    // A cache that starts again would take the runs walked with it: stop before.
+    if (cache_.full() || !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &next)) return 0;
+    cache_.at(index).next[slot] = next;
+    return next;
+}
+
+// The successor of a run of HotRun::cond, jump or call in slot: sets ip_ to it and returns its
+// index, remembered in the HotRun, or 0 (nothing decodes there, or the cache would start again).
+__attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigned slot) noexcept {
+    const CachedRun& run = cache_.at(index);
+    const uint64_t after = run.end_ip + run.last.size;
+    const uint64_t target = after + static_cast<uint64_t>(static_cast<int64_t>(run.last.displacement));
+    ip_ = cache_.hot(index).kind == HotRun::cond && !slot ? after : target;
+    uint32_t next = 0;
+    if (cache_.full() || !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &next)) return 0;
+    cache_.hot(index).next[slot] = next;
+    return next;
+}
+
 int InsnDecoder::next_path(InsnPath& path) noexcept {
     path.nruns = 0;
     if (!enabled_ || process_event_ || process_insn_ || (status_ & pts_event_pending)) {
@@ -654,25 +676,35 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
     if (!index && !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &index)) index = 0;
     uint64_t bits = 0, ninsn = 0;
     unsigned n = query_.peek_bits(63, bits), used = 0, count = 0;
-    int slot = 0, status = 0;
+    int status = 0;
+    bool stale = false;  // ip_ not set since the last run taken (it is run index's)
     while (index && count < kMaxWalk) {
+        // Branches the bits at hand decide, and direct ones: one load a run, no check.
+        const HotRun& h = cache_.hot(index);
+        if ((h.kind == HotRun::cond && used < n) || h.kind == HotRun::jump || h.kind == HotRun::call) {
+            const bool cond = h.kind == HotRun::cond;
+            // Taken or not without a branch on the bit (it mispredicts where not biased).
+            const unsigned slot = cond ? static_cast<unsigned>((bits >> (n - 1 - used)) & 1) : 0;
+            used += cond;
+            walk_[count++] = index;
+            ninsn += h.ninsn;
+            if (h.kind == HotRun::call) retstack_.push(cache_.at(index).end_ip + cache_.at(index).last.size);
+            const uint32_t next = h.next[slot];
+            index = next ? next : link_hot(index, slot);
+            stale = true;
+            continue;
+        }
+        stale = false;
         const CachedRun& run = cache_.at(index);
+        ip_ = run.ip;
         if (!run.ends_in_branch) break;
         const DecodedInsn last = run.last;
         const uint64_t after = run.end_ip + last.size;
         const bool bit = used < n && ((bits >> (n - 1 - used)) & 1);
         walk_[count++] = index;
         ninsn += run.ninsn;
-        if (last.iclass == InsnClass::cond_jump && used < n) {
-            // The trace's answer is at hand: no query.
-            ++used;
-            ip_ = bit ? after + static_cast<uint64_t>(static_cast<int64_t>(last.displacement)) : after;
-        } else if (last.iclass == InsnClass::ret && bit && retstack_.pop(ip_) == 0) {
+        if (last.iclass == InsnClass::ret && bit && retstack_.pop(ip_) == 0) {
             ++used;  // a compressed return
-        } else if ((last.iclass == InsnClass::jump || last.iclass == InsnClass::call) && last.is_direct) {
-            // A call to the next instruction (position-independent code) does not return.
-            if (last.iclass == InsnClass::call && last.displacement) retstack_.push(after);
-            ip_ = after + static_cast<uint64_t>(static_cast<int64_t>(last.displacement));
         } else {
             // Anything else as next() takes it, from the trace's state as it stands.
             if (used) {
@@ -689,15 +721,14 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
             // An event or the end: checked at this instruction, as next() does.
             if (status_ & (pts_event_pending | pts_eos)) break;
         }
-        slot = ip_ == after ? 0 : 1;
+        const int slot = ip_ != after;
         uint32_t next = cache_.at(index).next[slot];
-        if (!next || cache_.at(next).ip != ip_ || cache_.at(next).mode != mode_) {
-            // A cache that starts again would take the runs walked with it: stop before.
-            if (cache_.full() || !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &next)) break;
-            cache_.at(index).next[slot] = next;
-        }
+        if (!next || cache_.at(next).ip != ip_ || cache_.at(next).mode != mode_)
+            next = link_next(index, slot);
         index = next;
     }
+    // Where the last run taken led (link_hot set it when it found nothing there).
+    if (stale && index) ip_ = cache_.at(index).ip;
     if (!count) {
         status = next_block(path.single);
         path.ninsn = path.single.ninsn;

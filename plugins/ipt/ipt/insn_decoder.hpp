@@ -132,6 +132,10 @@ class InsnDecoder {
     int handle_erratum_bdm64(const Insn& insn, const DecodedInsn& iext) noexcept;
     int handle_erratum_skd022() noexcept;
     int decode(Insn& insn, DecodedInsn& iext) const noexcept;
+    // The run at ip_, remembered as run index's successor in slot: its index, or 0 (nothing
+    // decodes there, or the cache would start again).
+    uint32_t link_next(uint32_t index, int slot) noexcept;
+    uint32_t link_hot(uint32_t index, unsigned slot) noexcept;
     // Whether the instructions from begin reach end without a branch the trace decides (at most
     // steps of them): 1, else 0.
     int range_is_contiguous(uint64_t begin, uint64_t end, int steps) const noexcept;
