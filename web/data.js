@@ -86,7 +86,7 @@ class EmbeddedSource {
     async tasks(from, to, width, pids) {
         const wanted = pids && pids.length ? new Set(pids.map(Number)) : null;
         const lanes = (this.blob.tasks?.lanes || [])
-                          .filter((lane) => !wanted || wanted.has(lane.pid))
+                          .filter((lane) => !wanted || wanted.has(lane.id ?? lane.pid))
                           .map((lane) => ({...lane, states: mergeSpans(lane.states || [], from, to, width)}));
         return {from, to, lanes};
     }
@@ -160,7 +160,8 @@ class EmbeddedSource {
                         kind: 'task',
                         label: `${th.comm}-${th.pid}`,
                         pid: th.pid,
-                        first: this.firstOf(th.pid)
+                        id: th.id ?? th.pid,
+                        first: this.firstOf(th.id ?? th.pid)
                     });
                 }
             }
@@ -181,7 +182,7 @@ class EmbeddedSource {
 
     firstOf(pid) {
         for (const lane of this.blob.tasks?.lanes || []) {
-            if (lane.pid === pid && lane.states?.length) return lane.states[0][0];
+            if ((lane.id ?? lane.pid) === pid && lane.states?.length) return lane.states[0][0];
         }
         return this.blob.meta.start;
     }

@@ -63,7 +63,7 @@ function bindSearch(source, timeline, panel) {
     const list = $('search-results');
     const pick = (m) => {
         list.hidden = true;
-        if (m.kind === 'task') timeline.highlight(m.pid);
+        if (m.kind === 'task') timeline.highlight(m.id ?? m.pid);
         if (m.kind === 'filter') {
             panel.setFilter(m.label);
             if (!timeline.selection) timeline.setSelection(timeline.from, timeline.to);

@@ -3,7 +3,7 @@
 // width) and redraws.
 
 import {AXIS_HEIGHT, drawTimeline, LABEL_WIDTH} from './draw.js';
-import {buildRows, commsByPid, guestLanes, visibleRows} from './rows.js';
+import {buildRows, commsByPid, guestLanes, processKey, taskKey, visibleRows} from './rows.js';
 
 const FETCH_DELAY_MS = 40;
 const MIN_SPAN_NS = 200;
@@ -94,8 +94,8 @@ export class Timeline {
 
     /** Expands the process of pid and scrolls its lane into view. */
     revealPid(pid) {
-        const proc = (this.meta.processes || []).find((p) => (p.threads || []).some((t) => t.pid === pid));
-        if (proc && this.collapsed.delete(proc.tgid)) this.layout();
+        const proc = (this.meta.processes || []).find((p) => (p.threads || []).some((t) => taskKey(t) === pid));
+        if (proc && this.collapsed.delete(processKey(proc))) this.layout();
         const row = this.rows.find((r) => r.kind === 'task' && r.pid === pid);
         if (row) this.scroller.scrollTop = Math.max(0, row.y - this.lanesHeight() / 3);
         this.scheduleFetch();
@@ -214,7 +214,7 @@ export class Timeline {
             }
             this.taskMarks = new Map((marks.tasks || []).map((t) => [t.pid, t.marks]));
             const next = new Map();
-            for (const lane of tasks.lanes) next.set(lane.pid, lane.states);
+            for (const lane of tasks.lanes) next.set(taskKey(lane), lane.states);
             this.tasks = next;
             this.loadedKey = `${Math.round(from)}-${Math.round(to)}`;
             this.redraw();
@@ -372,5 +372,5 @@ function initiallyCollapsed(meta) {
     if (threads <= 150) return new Set();
     const hosts = new Set(guestLanes(meta).values());
     return new Set(
-        processes.filter((p) => !(p.threads || []).some((t) => hosts.has(t.pid))).map((p) => p.tgid));
+        processes.filter((p) => p.file || !(p.threads || []).some((t) => hosts.has(t.pid))).map(processKey));
 }
