@@ -27,6 +27,7 @@ export class Timeline {
         this.comms = commsByPid(meta);
         this.cpu = new Map();
         this.tasks = new Map();
+        this.procs = new Map();  // process id -> its threads' running union
         this.taskMarks = new Map();
         this.fetchSeq = 0;
         this.fetchTimer = 0;
@@ -170,6 +171,7 @@ export class Timeline {
             rows,
             cpu: this.cpu,
             tasks: this.tasks,
+            procs: this.procs,
             taskMarks: this.taskMarks,
             comms: this.comms,
             dropped: this.meta.dropped || [],
@@ -200,11 +202,15 @@ export class Timeline {
         const pids = this.screenRows().filter((r) => r.kind === 'task').map((r) => r.pid);
         const wantCpus = this.source.cpus(from, to, width);
         const wantTasks = pids.length ? this.source.tasks(from, to, width, pids) : null;
+        // Process headers on screen show their threads' running union.
+        const procIds = this.screenRows().filter((r) => r.kind === 'process').map((r) => r.tgid);
+        const wantProcs = procIds.length ? this.source.processes(from, to, width, procIds) : null;
         const wantMarks = this.source.marks(from, to, width);
         try {
             const cpus = await wantCpus;
             const tasks = wantTasks ? await wantTasks : {lanes: []};
             const marks = await wantMarks;
+            const procs = wantProcs ? await wantProcs : {lanes: []};
             if (seq !== this.fetchSeq) return;  // a newer view was asked for meanwhile
             this.cpu = new Map(cpus.lanes.map((l) => [l.lane, l]));
             // The plugins' marks (kvm exits) on the CPU lane and the host task they happened on.
@@ -216,6 +222,7 @@ export class Timeline {
             const next = new Map();
             for (const lane of tasks.lanes) next.set(taskKey(lane), lane.states);
             this.tasks = next;
+            this.procs = new Map(procs.lanes.map((l) => [l.id, l.running]));
             this.loadedKey = `${Math.round(from)}-${Math.round(to)}`;
             this.redraw();
         } catch (err) {

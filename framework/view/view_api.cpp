@@ -11,6 +11,7 @@
 #include <ringscope/filter.hpp>
 
 #include "framework/view/assets.hpp"
+#include "framework/view/process_summary.hpp"
 #include "framework/view/sched_tracker.hpp"
 #include "framework/view/view_marks.hpp"
 
@@ -280,6 +281,36 @@ Expected<std::string> ViewApi::tasks(uint64_t from, uint64_t to, uint32_t width,
     return dump(json{{"from", from}, {"to", to}, {"lanes", lanes}});
 }
 
+Expected<std::string> ViewApi::processes(uint64_t from, uint64_t to, uint32_t width,
+                                         const std::vector<int>& ids) {
+    std::map<int32_t, std::vector<int32_t>> groups;
+    for (const auto& [id, t] : index_.tasks()) groups[index_.tgid(id)].push_back(id);
+    if (!ids.empty())
+        std::erase_if(groups,
+                      [&](const auto& g) { return std::find(ids.begin(), ids.end(), g.first) == ids.end(); });
+    else
+        std::erase_if(groups, [](const auto& g) { return g.second.size() < 2; });
+    std::vector<int> wanted;
+    for (const auto& [tgid, threads] : groups) wanted.insert(wanted.end(), threads.begin(), threads.end());
+    // A thread counts as running in a pixel where it ran at all, not only where it ran most.
+    auto states = index_.task_states(wanted, from, to, width, TaskState::running);
+    if (!states) return states.error();
+    json lanes = json::array();
+    for (const auto& [tgid, threads] : groups) {
+        std::vector<const std::vector<Span>*> spans;
+        for (int32_t id : threads)
+            if (auto it = states->find(id); it != states->end()) spans.push_back(&it->second);
+        json running = json::array();
+        for (const Span& s : running_union(spans)) running.push_back({s.start, s.end, s.value, s.n});
+        lanes.push_back({{"id", tgid},
+                         {"tgid", task_pid(tgid)},
+                         {"file", task_file(tgid)},
+                         {"threads", threads.size()},
+                         {"running", std::move(running)}});
+    }
+    return dump(json{{"from", from}, {"to", to}, {"lanes", lanes}});
+}
+
 namespace {
 
 // Per task in [FROM, TO]: run and wait time, wakeup latencies (decoded again: exact).
@@ -369,6 +400,11 @@ Response ViewApi::handle(const std::string& target) {
         if (path == "/api/tasks") {
             const Range r = range_of(p, index_);
             auto body = tasks(r.from, r.to, r.width, p.list("pids"));
+            return body ? json_response(200, *body) : error_response(500, body.error().to_string());
+        }
+        if (path == "/api/processes") {
+            const Range r = range_of(p, index_);
+            auto body = processes(r.from, r.to, r.width, p.list("ids"));
             return body ? json_response(200, *body) : error_response(500, body.error().to_string());
         }
         if (path == "/api/marks") {

@@ -129,9 +129,11 @@ class ViewIndex {
     // Event counts of LANE in [FROM, TO] per pixel: (pixel start, count), non-zero only.
     std::vector<std::pair<uint64_t, uint64_t>> cpu_ticks(size_t lane, uint64_t from, uint64_t to,
                                                          uint32_t width) const;
-    // The states of tasks PIDS in [FROM, TO] at WIDTH pixels (same merging, dominant state).
+    // The states of tasks PIDS in [FROM, TO] at WIDTH pixels (same merging, dominant state; PREFER,
+    // when given, wherever the pixel has any of it: process_summary.hpp's running threads).
     Expected<std::map<int, std::vector<Span>>> task_states(const std::vector<int>& pids, uint64_t from,
-                                                           uint64_t to, uint32_t width);
+                                                           uint64_t to, uint32_t width,
+                                                           TaskState prefer = TaskState::unknown);
     // Whether [FROM, TO] at WIDTH is answered from the summaries (else decoded again).
     bool cpu_from_summary(uint64_t from, uint64_t to, uint32_t width) const;
     // Run, wait and wakeup latency per task in [FROM, TO] (decoded again: exact).
