@@ -40,13 +40,13 @@ class ServerSource {
     cpus(from, to, width) {
         return this.get('api/cpus', {from: ns(from), to: ns(to), width: Math.max(1, Math.round(width))});
     }
-    tasks(from, to, width, pids) {
-        return this.get('api/tasks', {
-            from: ns(from),
-            to: ns(to),
-            width: Math.max(1, Math.round(width)),
-            pids: pids && pids.length ? pids.join(',') : undefined,
-        });
+    tasks(from, to, width, pids) { return this.lanes('api/tasks', from, to, width, {pids}); }
+    processes(from, to, width, ids) { return this.lanes('api/processes', from, to, width, {ids}); }
+    /** A level-of-detail query of some lanes: LISTS ({name: [numbers]}) as comma lists, or left out. */
+    lanes(path, from, to, width, lists) {
+        const params = {from: ns(from), to: ns(to), width: Math.max(1, Math.round(width))};
+        for (const [name, list] of Object.entries(lists)) params[name] = list && list.length ? list.join(',') : undefined;
+        return this.get(path, params);
     }
     events(from, to, {limit, filter, cpu, pid} = {}) {
         return this.get('api/events', {from: ns(from), to: ns(to), limit, filter, cpu, pid});
@@ -86,8 +86,28 @@ class EmbeddedSource {
     async tasks(from, to, width, pids) {
         const wanted = pids && pids.length ? new Set(pids.map(Number)) : null;
         const lanes = (this.blob.tasks?.lanes || [])
-                          .filter((lane) => !wanted || wanted.has(lane.pid))
+                          .filter((lane) => !wanted || wanted.has(lane.id ?? lane.pid))
                           .map((lane) => ({...lane, states: mergeSpans(lane.states || [], from, to, width)}));
+        return {from, to, lanes};
+    }
+
+    /** The process headers' lanes from the embedded thread states (running where one runs). */
+    async processes(from, to, width, ids) {
+        const wanted = new Set((ids || []).map(Number));
+        const lanes = [];
+        for (const proc of this.blob.meta?.processes || []) {
+            const id = proc.id ?? proc.tgid;
+            if (!wanted.has(id)) continue;
+            const threads = new Set((proc.threads || []).map((th) => th.id ?? th.pid));
+            const running = [];
+            for (const lane of this.blob.tasks?.lanes || []) {
+                if (!threads.has(lane.id ?? lane.pid)) continue;
+                for (const s of mergeSpans(lane.states || [], from, to, width)) {
+                    if (s[2] === 'R') running.push(s);
+                }
+            }
+            lanes.push({id, threads: threads.size, running: runningUnion(running)});
+        }
         return {from, to, lanes};
     }
 
@@ -160,7 +180,8 @@ class EmbeddedSource {
                         kind: 'task',
                         label: `${th.comm}-${th.pid}`,
                         pid: th.pid,
-                        first: this.firstOf(th.pid)
+                        id: th.id ?? th.pid,
+                        first: this.firstOf(th.id ?? th.pid)
                     });
                 }
             }
@@ -181,7 +202,7 @@ class EmbeddedSource {
 
     firstOf(pid) {
         for (const lane of this.blob.tasks?.lanes || []) {
-            if (lane.pid === pid && lane.states?.length) return lane.states[0][0];
+            if ((lane.id ?? lane.pid) === pid && lane.states?.length) return lane.states[0][0];
         }
         return this.blob.meta.start;
     }
@@ -214,6 +235,30 @@ function normaliseLines(events, linesTs) {
  * as the server does: spans shorter than a pixel join their neighbours into one span of the
  * dominant key (by time), with n the number of spans merged.
  */
+/** The union of running spans [start, end, 'R', n]: [start, end, most at once, spans in it]. */
+export function runningUnion(spans) {
+    const edges = [];
+    for (const [s, e] of spans) {
+        if (e > s) edges.push([s, 1], [e, -1]);
+    }
+    edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const out = [];
+    let running = 0;
+    for (const [t, step] of edges) {
+        if (step > 0) {
+            const last = out[out.length - 1];
+            if (running === 0 && !(last && last[1] >= t)) out.push([t, t, 0, 0]);
+            const cur = out[out.length - 1];
+            cur[3]++;
+            running++;
+            cur[2] = Math.max(cur[2], running);
+        } else if (--running === 0) {
+            out[out.length - 1][1] = t;
+        }
+    }
+    return out;
+}
+
 export function mergeSpans(spans, from, to, width) {
     const px = (to - from) / Math.max(1, width);
     const out = [];

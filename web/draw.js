@@ -11,7 +11,7 @@ const FONT = '11px system-ui, sans-serif';
 
 /**
  * view: { width, height, from, to, rows (each with a screen y), cpu (Map lane -> /api/cpus lane),
- *   tasks (Map pid -> states), taskMarks (Map pid -> [[ts, label, detail, n]...]),
+ *   tasks (Map pid -> states), procs (Map process id -> running union), taskMarks (Map pid -> [[ts, label, detail, n]...]),
  *   comms (Map pid -> comm), dropped ([{lane, ts, count}]),
  *   highlightPid, cursor, selection ({from, to}) }
  */
@@ -39,6 +39,7 @@ function drawRow(ctx, view, row, index, xOf) {
     if (row.kind === 'section' || row.kind === 'process') {
         ctx.fillStyle = HEADER_BG;
         ctx.fillRect(0, y, plotRight, h);
+        if (row.kind === 'process') drawProcessSummary(ctx, view, row, xOf);
         ctx.fillStyle = '#222';
         ctx.font = row.kind === 'section' ? 'bold 11px system-ui, sans-serif' : FONT;
         ctx.fillText(clip(ctx, row.label, LABEL_WIDTH - 8), 4, y + h / 2);
@@ -100,6 +101,22 @@ function drawCpuLane(ctx, view, row, xOf) {
         ctx.fillRect(x - 1, row.y, 3, row.h);
         triangle(ctx, x, row.y, 5);
     }
+}
+
+/** A process header's lane: where any of its threads runs, darker where more run at once. */
+function drawProcessSummary(ctx, view, row, xOf) {
+    const threads = Math.max(1, row.pids?.length || 1);
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(LABEL_WIDTH, row.y, view.width - LABEL_WIDTH, row.h);
+    ctx.clip();
+    ctx.fillStyle = STATE_COLORS.R;
+    for (const [s, e, most] of view.procs?.get(row.tgid) || []) {
+        const x0 = xOf(s);
+        ctx.globalAlpha = 0.45 + 0.55 * Math.min(1, most / threads);
+        ctx.fillRect(x0, row.y + 3, Math.max(1, xOf(e) - x0), row.h - 6);
+    }
+    ctx.restore();
 }
 
 function drawTaskLane(ctx, view, row, xOf) {

@@ -63,7 +63,7 @@ function bindSearch(source, timeline, panel) {
     const list = $('search-results');
     const pick = (m) => {
         list.hidden = true;
-        if (m.kind === 'task') timeline.highlight(m.pid);
+        if (m.kind === 'task') timeline.highlight(m.id ?? m.pid);
         if (m.kind === 'filter') {
             panel.setFilter(m.label);
             if (!timeline.selection) timeline.setSelection(timeline.from, timeline.to);
@@ -114,12 +114,20 @@ async function start() {
         showError(`cannot load the trace: ${err.message}`);
         return;
     }
-    document.title = `ringscope view: ${(meta.files || []).map((f) => f.path).join(', ')}`;
+    // `ringscope run`'s html output names its run (blob.run: the run file and its title).
+    const run = source.offline ? source.blob.run : undefined;
+    document.title = run ? `ringscope run report: ${run.title || run.config}` :
+        `ringscope view: ${(meta.files || []).map((f) => f.path).join(', ')}`;
     const files = meta.files || [];
     $('files').textContent =
         files.map((f) => f.path.split('/').pop() + (f.machine ? ` (${f.machine})` : '')).join(', ');
     $('files').title = files.map((f) => f.path).join('\n');
-    if (source.offline) $('mode').textContent = 'offline export';
+    if (run) {
+        $('mode').textContent = `run report: ${run.config}` + (run.title ? ` (${run.title})` : '');
+        $('mode').dataset.run = run.config;
+    } else if (source.offline) {
+        $('mode').textContent = 'offline export';
+    }
     const total = (meta.events || []).reduce((n, e) => n + e.count, 0);
     const drops = meta.dropped || [];
     const dropped = drops.reduce((n, d) => n + Math.max(0, d.count), 0);

@@ -20,10 +20,19 @@ export function guestLanes(meta) {
     return out;
 }
 
-/** A name per pid ("comm") from the processes of meta. */
+/**
+ * A task's key in the answers: its `id` (a guest's pids are another machine's: the server numbers
+ * each file's tasks apart), its pid where the server sends no id.
+ */
+export const taskKey = (task) => task.id ?? task.pid;
+/** A process's key: its `id`, else its tgid. */
+export const processKey = (proc) => proc.id ?? proc.tgid;
+
+/** A name per host pid ("comm") from the processes of meta (the CPU lanes' slices are pids). */
 export function commsByPid(meta) {
     const out = new Map();
     for (const proc of meta.processes || []) {
+        if (proc.file) continue;
         for (const th of proc.threads || []) out.set(th.pid, th.comm);
     }
     return out;
@@ -69,20 +78,19 @@ export function buildRows(meta, collapsed) {
         const threads = proc.threads || [];
         // A process of one thread is one row; only groups get a header (and can collapse).
         const single = threads.length === 1;
-        const isCollapsed = !single && collapsed.has(proc.tgid);
+        const isCollapsed = !single && collapsed.has(processKey(proc));
         if (!single)
             rows.push({
                 kind: 'process',
-                tgid: proc.tgid,
+                tgid: processKey(proc),
                 label: `${isCollapsed ? '▸' : '▾'} ${proc.comm} ${proc.tgid} (${threads.length})`,
-                pids: threads.map((t) => t.pid),
+                pids: threads.map(taskKey),
                 collapsed: isCollapsed,
             });
         for (const th of threads) {
             const vcpus = guestsOfPid.get(th.pid) || [];
             if (!isCollapsed)
-                rows.push(
-                    {kind: 'task', pid: th.pid, tgid: proc.tgid, label: `${th.comm} ${th.pid}`, single});
+                rows.push({kind: 'task', pid: taskKey(th), tgid: processKey(proc), label: `${th.comm} ${th.pid}`, single});
             for (const g of vcpus) {
                 placed.add(g.lane);
                 if (!isCollapsed) rows.push({...g, label: `↳ ${g.label}`});

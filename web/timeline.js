@@ -3,7 +3,7 @@
 // width) and redraws.
 
 import {AXIS_HEIGHT, drawTimeline, LABEL_WIDTH} from './draw.js';
-import {buildRows, commsByPid, guestLanes, visibleRows} from './rows.js';
+import {buildRows, commsByPid, guestLanes, processKey, taskKey, visibleRows} from './rows.js';
 
 const FETCH_DELAY_MS = 40;
 const MIN_SPAN_NS = 200;
@@ -27,6 +27,7 @@ export class Timeline {
         this.comms = commsByPid(meta);
         this.cpu = new Map();
         this.tasks = new Map();
+        this.procs = new Map();  // process id -> its threads' running union
         this.taskMarks = new Map();
         this.fetchSeq = 0;
         this.fetchTimer = 0;
@@ -94,8 +95,8 @@ export class Timeline {
 
     /** Expands the process of pid and scrolls its lane into view. */
     revealPid(pid) {
-        const proc = (this.meta.processes || []).find((p) => (p.threads || []).some((t) => t.pid === pid));
-        if (proc && this.collapsed.delete(proc.tgid)) this.layout();
+        const proc = (this.meta.processes || []).find((p) => (p.threads || []).some((t) => taskKey(t) === pid));
+        if (proc && this.collapsed.delete(processKey(proc))) this.layout();
         const row = this.rows.find((r) => r.kind === 'task' && r.pid === pid);
         if (row) this.scroller.scrollTop = Math.max(0, row.y - this.lanesHeight() / 3);
         this.scheduleFetch();
@@ -170,6 +171,7 @@ export class Timeline {
             rows,
             cpu: this.cpu,
             tasks: this.tasks,
+            procs: this.procs,
             taskMarks: this.taskMarks,
             comms: this.comms,
             dropped: this.meta.dropped || [],
@@ -200,11 +202,15 @@ export class Timeline {
         const pids = this.screenRows().filter((r) => r.kind === 'task').map((r) => r.pid);
         const wantCpus = this.source.cpus(from, to, width);
         const wantTasks = pids.length ? this.source.tasks(from, to, width, pids) : null;
+        // Process headers on screen show their threads' running union.
+        const procIds = this.screenRows().filter((r) => r.kind === 'process').map((r) => r.tgid);
+        const wantProcs = procIds.length ? this.source.processes(from, to, width, procIds) : null;
         const wantMarks = this.source.marks(from, to, width);
         try {
             const cpus = await wantCpus;
             const tasks = wantTasks ? await wantTasks : {lanes: []};
             const marks = await wantMarks;
+            const procs = wantProcs ? await wantProcs : {lanes: []};
             if (seq !== this.fetchSeq) return;  // a newer view was asked for meanwhile
             this.cpu = new Map(cpus.lanes.map((l) => [l.lane, l]));
             // The plugins' marks (kvm exits) on the CPU lane and the host task they happened on.
@@ -214,8 +220,9 @@ export class Timeline {
             }
             this.taskMarks = new Map((marks.tasks || []).map((t) => [t.pid, t.marks]));
             const next = new Map();
-            for (const lane of tasks.lanes) next.set(lane.pid, lane.states);
+            for (const lane of tasks.lanes) next.set(taskKey(lane), lane.states);
             this.tasks = next;
+            this.procs = new Map(procs.lanes.map((l) => [l.id, l.running]));
             this.loadedKey = `${Math.round(from)}-${Math.round(to)}`;
             this.redraw();
         } catch (err) {
@@ -372,5 +379,5 @@ function initiallyCollapsed(meta) {
     if (threads <= 150) return new Set();
     const hosts = new Set(guestLanes(meta).values());
     return new Set(
-        processes.filter((p) => !(p.threads || []).some((t) => hosts.has(t.pid))).map((p) => p.tgid));
+        processes.filter((p) => p.file || !(p.threads || []).some((t) => hosts.has(t.pid))).map(processKey));
 }

@@ -188,13 +188,14 @@ Status write_pending_text(std::vector<std::unique_ptr<io::AtomicOutput>>& pendin
     return write_pending(pending, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
 }
 
-// The html output: `view --export`'s page of FILES with RESULTS (HTML) under it.
+// The html output: `view --export`'s page of FILES with RESULTS (HTML) under it; RUN (JSON) names
+// the run in the page's header and title.
 Expected<view::ExportPage> html_page(CliContext& ctx, const std::vector<std::string>& files,
-                                     const std::string& results) {
+                                     const std::string& results, const std::string& run) {
     auto session = ViewSession::open(ctx, files, {});
     if (!session) return session.error();
     return view::build_export((*session)->api(), (*session)->index(), (*session)->events(), results,
-                              ViewSession::export_cap());
+                              ViewSession::export_cap(), run);
 }
 
 }  // namespace
@@ -530,12 +531,15 @@ int run_run(CliContext& ctx, const std::vector<std::string>& args) {
         std::vector<sinks::NamedResult> named;
         for (const auto& r : results) named.emplace_back(r.name, r.doc);
         // The viewer's page of the inputs with the results under it: its own pass over the files.
-        auto page = html_page(ctx, files, sinks::render_results_html(title, summary, named));
+        const json run = {{"title", escaped(cfg.title, TextTarget::utf8)},
+                          {"config", escaped(fs::path(path).filename().string(), TextTarget::utf8)}};
+        auto page = html_page(ctx, files, sinks::render_results_html(title, summary, named), run.dump());
         if (!page) return fail(page.error());
         if (page->result.coarser)
             std::fprintf(stderr, "%s run: %s: %s\n", ctx.program.c_str(), cfg.outputs.html.c_str(),
                          view::coarser_note(page->result, ViewSession::export_cap()).c_str());
-        if (Status s = write_pending_text(pending, cfg.outputs.html, page->html); !s) return fail(s.error());
+        if (Status s = write_pending(pending, cfg.outputs.html, [&](std::FILE* f) { page->write(f); }); !s)
+            return fail(s.error());
     }
     for (sinks::EventSink* s :
          {static_cast<sinks::EventSink*>(sqlite.get()), static_cast<sinks::EventSink*>(perfetto.get())})

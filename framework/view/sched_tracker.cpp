@@ -62,12 +62,16 @@ void SchedTracker::feed(size_t lane, size_t file, const Event& ev) {
         Running& r = lanes_[lane];
         if (r.pid > 0 && on_slice && ts > r.since) on_slice(lane, r.pid, r.since, ts);
         r = {next, ts};
-        if (file == 0) {  // task lanes are the host's (a guest's pids are another machine's)
-            move(prev, st.prev_state ? switched_out(ev.integer(st.prev_state)) : TaskState::sleeping, ts);
-            move(next, TaskState::running, ts);
+        if (file <= kMaxTaskFiles) {  // each file's tasks apart: a guest's pids are another machine's
+            move(prev == 0 ? 0 : task_id(file, prev),
+                 st.prev_state ? switched_out(ev.integer(st.prev_state)) : TaskState::sleeping, ts);
+            move(next == 0 ? 0 : task_id(file, next), TaskState::running, ts);
         }
-    } else if (file == 0 && (id == st.wakeup || id == st.wakeup_new)) {
-        const auto pid = static_cast<int32_t>(ev.integer(id == st.wakeup ? st.woken_pid : st.woken_new_pid));
+    } else if (file <= kMaxTaskFiles && (id == st.wakeup || id == st.wakeup_new)) {
+        const auto woken =
+            static_cast<int32_t>(ev.integer(id == st.wakeup ? st.woken_pid : st.woken_new_pid));
+        if (woken == 0) return;
+        const int32_t pid = task_id(file, woken);
         auto it = tasks_.find(pid);
         if (it == tasks_.end() || it->second.state != TaskState::running) {
             const bool waiting = it != tasks_.end() && it->second.state == TaskState::runnable;

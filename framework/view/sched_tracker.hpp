@@ -29,7 +29,8 @@ class SchedTracker {
 
     // A lane ran PID in [A, B) (pid 0, idle, is not reported).
     std::function<void(size_t lane, int32_t pid, uint64_t a, uint64_t b)> on_slice;
-    // Task PID was in state S in [A, B), then in NEXT (== S: the span ends without a change).
+    // Task PID (a task id: view_index.hpp's task_id) was in state S in [A, B), then in NEXT (== S:
+    // the span ends without a change).
     std::function<void(int32_t pid, TaskState s, uint64_t a, uint64_t b, TaskState next)> on_state;
     // Task PID, woken at A (sched_wakeup), ran at B.
     std::function<void(int32_t pid, uint64_t a, uint64_t b)> on_wakeup_latency;

@@ -11,6 +11,7 @@
 #include <ringscope/filter.hpp>
 
 #include "framework/view/assets.hpp"
+#include "framework/view/process_summary.hpp"
 #include "framework/view/sched_tracker.hpp"
 #include "framework/view/view_marks.hpp"
 
@@ -175,17 +176,21 @@ std::string ViewApi::meta() {
                            std::to_string(lane.cpu)}});
     }
     m["cpus"] = std::move(cpus);
-    // The host's tasks grouped by process, both in pid order; a process is named by its leader
-    // (or, when the leader never ran in the trace, by its first thread).
+    // Each file's tasks grouped by process, the host's first, both in pid order; a process is
+    // named by its leader (or, when the leader never ran in the trace, by its first thread). `id`:
+    // the task's id in the other answers (a guest's pids are another machine's).
     std::map<int32_t, std::vector<int32_t>> groups;
-    for (const auto& [pid, t] : index_.tasks()) groups[index_.tgid(pid)].push_back(pid);
+    for (const auto& [id, t] : index_.tasks()) groups[index_.tgid(id)].push_back(id);
     json procs = json::array();
-    engine::TraceFile& host = index_.set().file(0);
-    for (const auto& [tgid, pids] : groups) {
+    for (const auto& [tgid, ids] : groups) {
         json threads = json::array();
-        for (int32_t pid : pids) threads.push_back({{"pid", pid}, {"comm", std::string(host.comm(pid))}});
-        const std::string comm(host.comm(index_.tasks().count(tgid) ? tgid : pids.front()));
-        procs.push_back({{"tgid", tgid}, {"comm", comm}, {"threads", std::move(threads)}});
+        for (int32_t id : ids)
+            threads.push_back({{"pid", task_pid(id)}, {"id", id}, {"comm", index_.comm(id)}});
+        procs.push_back({{"tgid", task_pid(tgid)},
+                         {"id", tgid},
+                         {"file", task_file(tgid)},
+                         {"comm", index_.comm(index_.tasks().count(tgid) ? tgid : ids.front())},
+                         {"threads", std::move(threads)}});
     }
     m["processes"] = std::move(procs);
     json events = json::array();
@@ -260,17 +265,48 @@ Expected<std::string> ViewApi::tasks(uint64_t from, uint64_t to, uint32_t width,
         for (const auto& [pid, t] : index_.tasks()) wanted.push_back(pid);
     auto states = index_.task_states(wanted, from, to, width);
     if (!states) return states.error();
-    engine::TraceFile& host = index_.set().file(0);
     json lanes = json::array();
-    for (const auto& [pid, spans] : *states) {
+    for (const auto& [id, spans] : *states) {
         json s = json::array();
         for (const Span& sp : spans)
             s.push_back(
                 {sp.start, sp.end, std::string(1, state_letter(static_cast<TaskState>(sp.value))), sp.n});
-        lanes.push_back({{"pid", pid},
-                         {"tgid", index_.tgid(pid)},
-                         {"comm", std::string(host.comm(pid))},
+        lanes.push_back({{"pid", task_pid(id)},
+                         {"id", id},
+                         {"file", task_file(id)},
+                         {"tgid", task_pid(index_.tgid(id))},
+                         {"comm", index_.comm(id)},
                          {"states", std::move(s)}});
+    }
+    return dump(json{{"from", from}, {"to", to}, {"lanes", lanes}});
+}
+
+Expected<std::string> ViewApi::processes(uint64_t from, uint64_t to, uint32_t width,
+                                         const std::vector<int>& ids) {
+    std::map<int32_t, std::vector<int32_t>> groups;
+    for (const auto& [id, t] : index_.tasks()) groups[index_.tgid(id)].push_back(id);
+    if (!ids.empty())
+        std::erase_if(groups,
+                      [&](const auto& g) { return std::find(ids.begin(), ids.end(), g.first) == ids.end(); });
+    else
+        std::erase_if(groups, [](const auto& g) { return g.second.size() < 2; });
+    std::vector<int> wanted;
+    for (const auto& [tgid, threads] : groups) wanted.insert(wanted.end(), threads.begin(), threads.end());
+    // A thread counts as running in a pixel where it ran at all, not only where it ran most.
+    auto states = index_.task_states(wanted, from, to, width, TaskState::running);
+    if (!states) return states.error();
+    json lanes = json::array();
+    for (const auto& [tgid, threads] : groups) {
+        std::vector<const std::vector<Span>*> spans;
+        for (int32_t id : threads)
+            if (auto it = states->find(id); it != states->end()) spans.push_back(&it->second);
+        json running = json::array();
+        for (const Span& s : running_union(spans)) running.push_back({s.start, s.end, s.value, s.n});
+        lanes.push_back({{"id", tgid},
+                         {"tgid", task_pid(tgid)},
+                         {"file", task_file(tgid)},
+                         {"threads", threads.size()},
+                         {"running", std::move(running)}});
     }
     return dump(json{{"from", from}, {"to", to}, {"lanes", lanes}});
 }
@@ -281,15 +317,16 @@ namespace {
 Expected<std::string> stats_of(ViewIndex& ix, uint64_t from, uint64_t to) {
     auto states = ix.task_stats(from, to);
     if (!states) return states.error();
-    engine::TraceFile& host = ix.set().file(0);
     std::vector<std::pair<int32_t, TaskStats>> rows(states->begin(), states->end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
         return a.second.run != b.second.run ? a.second.run > b.second.run : a.first < b.first;
     });
     json tasks = json::array();
-    for (const auto& [pid, s] : rows) {
-        tasks.push_back({{"pid", pid},
-                         {"comm", std::string(host.comm(pid))},
+    for (const auto& [id, s] : rows) {
+        tasks.push_back({{"pid", task_pid(id)},
+                         {"id", id},
+                         {"file", task_file(id)},
+                         {"comm", ix.comm(id)},
                          {"run", s.run},
                          {"wait", s.wait},
                          {"wakeup_max", s.wakeup_max},
@@ -314,18 +351,20 @@ std::string search_of(ViewIndex& ix, const std::string& q) {
         return dump(json{{"matches", matches}});
     }
     const std::string needle = lower(q);
-    engine::TraceFile& host = ix.set().file(0);
     int pid_asked = -1;
     std::from_chars(q.data(), q.data() + q.size(), pid_asked);
-    for (const auto& [pid, t] : ix.tasks()) {
-        const std::string comm(host.comm(pid));
+    for (const auto& [id, t] : ix.tasks()) {
+        const std::string comm = ix.comm(id);
+        const int32_t pid = task_pid(id);
         if (pid != pid_asked && lower(comm).find(needle) == std::string::npos) continue;
         uint64_t changes = 0;
         for (const auto& b : t.buckets) changes += b.changes;
         matches.push_back({{"kind", "task"},
                            {"label", comm + "-" + std::to_string(pid)},
                            {"pid", pid},
-                           {"first", ix.task_first_seen(pid)},
+                           {"id", id},
+                           {"file", task_file(id)},
+                           {"first", ix.task_first_seen(id)},
                            {"count", changes}});
         if (matches.size() >= 1000) break;
     }
@@ -361,6 +400,11 @@ Response ViewApi::handle(const std::string& target) {
         if (path == "/api/tasks") {
             const Range r = range_of(p, index_);
             auto body = tasks(r.from, r.to, r.width, p.list("pids"));
+            return body ? json_response(200, *body) : error_response(500, body.error().to_string());
+        }
+        if (path == "/api/processes") {
+            const Range r = range_of(p, index_);
+            auto body = processes(r.from, r.to, r.width, p.list("ids"));
             return body ? json_response(200, *body) : error_response(500, body.error().to_string());
         }
         if (path == "/api/marks") {

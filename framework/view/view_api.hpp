@@ -56,6 +56,9 @@ class ViewApi {
     Expected<std::string> cpus(uint64_t from, uint64_t to, uint32_t width);
     Expected<std::string> tasks(uint64_t from, uint64_t to, uint32_t width, const std::vector<int>& pids);
     std::string marks(uint64_t from, uint64_t to, uint32_t width);
+    // The process headers' lanes (process_summary.hpp) of processes IDS (ids as /api/meta's), every
+    // process of more than one thread when empty.
+    Expected<std::string> processes(uint64_t from, uint64_t to, uint32_t width, const std::vector<int>& ids);
 
   private:
     ViewIndex& index_;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include <ringscope/error.hpp>
 
@@ -20,19 +22,36 @@ struct ExportResult {
     bool coarser = false;  // the cap made it use less than the full detail
 };
 
-// The page of the embedded assets with BLOB (JSON) as its data: stylesheet as <style>, modules in
-// their modulepreload order as one inline module (import lines dropped, `export ` removed). BODY
-// (HTML: `run`'s result tables) goes before </body>.
+// The page of the embedded assets around its data blob: HEAD + the blob (JSON, "<" written
+// \u003c) + TAIL. Stylesheet as <style>, modules in their modulepreload order as one inline module
+// (import lines dropped, `export ` removed); BODY (HTML: `run`'s result tables) goes before </body>.
+struct PageParts {
+    std::string head, tail;
+};
+PageParts page_parts(const std::string& body = {});
+
+// The page with BLOB (JSON) as its data.
 std::string inline_page(const std::string& blob, const std::string& body = {});
 
+// An export ready to write: the page's parts, the blob's JSON around its event lines (each already
+// a JSON string), kept apart so that the page is written piece by piece, never held whole.
 struct ExportPage {
-    std::string html;
+    PageParts parts;
+    std::vector<std::string> pieces;  // the blob before the lines' array, and after lines_ts
+    std::vector<std::string> lines;   // JSON strings, script-safe
+    std::string lines_ts;             // ,"lines_ts":[...]
     ExportResult result;
+
+    size_t size() const;
+    void write(std::FILE* f) const;
+    std::string html() const;  // the whole page in memory (tests)
 };
 
-// The whole page, with BODY as above; it and the data together kept under CAP bytes.
+// The whole page, with BODY as above; it and the data together kept under CAP bytes. RUN (JSON, or
+// empty): what the page says of the run it reports (`run`'s html output: {"title","config"}).
 Expected<ExportPage> build_export(ViewApi& api, ViewIndex& index, const EventsSource& events,
-                                  const std::string& body = {}, size_t cap = kExportCap);
+                                  const std::string& body = {}, size_t cap = kExportCap,
+                                  const std::string& run = {});
 
 // Writes the export to PATH through io::AtomicOutput.
 Expected<ExportResult> write_export(ViewApi& api, ViewIndex& index, const EventsSource& events,

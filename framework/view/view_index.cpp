@@ -103,7 +103,7 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     im.task_buckets = task_buckets;
     im.cpu_buckets = task_buckets * im.ratio;
     for (size_t f = 0; f < ix->set_.size(); ++f) im.sched.push_back(SchedTypes::of(ix->set_.file(f)));
-    if (ix->set_.size() > 0) im.tgids.emplace(ix->set_.file(0));
+    for (size_t f = 0; f < ix->set_.size(); ++f) im.tgids.emplace_back(ix->set_.file(f));
 
     engine::EventMerger merger;
     const auto top = top_buffers(ix->set_);
@@ -201,7 +201,7 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
         cb.events++;
         if (cb.offset == UINT64_MAX) cb.offset = r->offset;
         tracker.feed(lane, src->file_index, ev);
-        if (src->file_index == 0 && im.tgids) im.tgids->feed(ev);
+        im.tgids[src->file_index].feed(ev);
         if (marks) marks->feed(lane, src->file_index, ev);
     }
     if (Status st = merger.status(); !st) return st.error();
@@ -255,8 +255,14 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     return ix;
 }
 
-int32_t ViewIndex::tgid(int32_t pid) const {
-    return impl_->tgids ? impl_->tgids->tgid(pid) : pid;
+int32_t ViewIndex::tgid(int32_t id) const {
+    const size_t file = task_file(id);
+    return file < impl_->tgids.size() ? task_id(file, impl_->tgids[file].tgid(task_pid(id))) : id;
+}
+
+std::string ViewIndex::comm(int32_t id) {
+    const size_t file = task_file(id);
+    return file < set_.size() ? std::string(set_.file(file).comm(task_pid(id))) : std::string();
 }
 
 std::optional<uint64_t> ViewIndex::start_position(size_t file, int cpu, uint64_t from) const {

@@ -19,6 +19,20 @@
 
 namespace ringscope::view {
 
+// A task of the view: a pid of one file (a guest's pids are another machine's). A host task's id
+// is its pid; a guest's is FILE * kTaskIdBase + pid (kTaskIdBase: the kernel's PID_MAX_LIMIT).
+inline constexpr int32_t kTaskIdBase = 1 << 22;
+inline constexpr size_t kMaxTaskFiles = 511;  // ids stay within int32_t
+inline int32_t task_id(size_t file, int32_t pid) noexcept {
+    return static_cast<int32_t>(file) * kTaskIdBase + pid;
+}
+inline size_t task_file(int32_t id) noexcept {
+    return static_cast<size_t>(id / kTaskIdBase);
+}
+inline int32_t task_pid(int32_t id) noexcept {
+    return id % kTaskIdBase;
+}
+
 // A thread state of /api/tasks.
 enum class TaskState : uint8_t { unknown, running, runnable, sleeping, blocked };
 char state_letter(TaskState s) noexcept;
@@ -102,9 +116,11 @@ class ViewIndex {
     const std::vector<Dropped>& dropped() const noexcept { return dropped_; }
     const std::map<int, TaskSummary>& tasks() const noexcept { return tasks_; }
     std::string lane_name(size_t lane) const;
-    // The process (tgid) of host task PID, from the trace's task_newtask and sched_process_exec
-    // events (PID itself where they say nothing).
-    int32_t tgid(int32_t pid) const;
+    // The process of task ID (an id, as task_id()), from its file's task_newtask and
+    // sched_process_exec events (the task itself where they say nothing).
+    int32_t tgid(int32_t id) const;
+    // The comm of task ID, as its file names it.
+    std::string comm(int32_t id);
     uint64_t total_events() const noexcept { return total_; }
 
     // The running tasks of every lane in [FROM, TO] at WIDTH pixels: the slices that start in one
@@ -113,9 +129,11 @@ class ViewIndex {
     // Event counts of LANE in [FROM, TO] per pixel: (pixel start, count), non-zero only.
     std::vector<std::pair<uint64_t, uint64_t>> cpu_ticks(size_t lane, uint64_t from, uint64_t to,
                                                          uint32_t width) const;
-    // The states of tasks PIDS in [FROM, TO] at WIDTH pixels (same merging, dominant state).
+    // The states of tasks PIDS in [FROM, TO] at WIDTH pixels (same merging, dominant state; PREFER,
+    // when given, wherever the pixel has any of it: process_summary.hpp's running threads).
     Expected<std::map<int, std::vector<Span>>> task_states(const std::vector<int>& pids, uint64_t from,
-                                                           uint64_t to, uint32_t width);
+                                                           uint64_t to, uint32_t width,
+                                                           TaskState prefer = TaskState::unknown);
     // Whether [FROM, TO] at WIDTH is answered from the summaries (else decoded again).
     bool cpu_from_summary(uint64_t from, uint64_t to, uint32_t width) const;
     // Run, wait and wakeup latency per task in [FROM, TO] (decoded again: exact).

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <utility>
 #include <vector>
 
@@ -43,7 +42,7 @@ struct ViewIndex::Impl {
     std::vector<SchedTypes> sched;                          // per file
     std::vector<uint64_t> last_ts;                          // per lane, while summarising
     std::vector<char> goes_back;                            // per lane: a record earlier than one before
-    std::optional<TgidTracker> tgids;                       // the host's tasks' processes
+    std::vector<TgidTracker> tgids;                         // per file: its tasks' processes
 
     uint32_t cpu_bucket(uint64_t start, uint64_t ts) const {
         const uint64_t b = ts <= start ? 0 : (ts - start) / cpu_ns;

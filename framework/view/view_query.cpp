@@ -65,11 +65,19 @@ class PixelGroups {
 };
 
 // Spans from the groups of each pixel, then neighbours that touch with the same value joined.
-std::vector<Span> spans_of(PixelGroups& groups, uint64_t to) {
+// A pixel's value: PREFER when any of the pixel is in it (0: none), else the one that covers most.
+int32_t value_of(const PixelGroup& g, int32_t prefer) {
+    if (prefer != 0)
+        for (const auto& [v, ns] : g.by_value.ran)
+            if (v == prefer && ns > 0) return prefer;
+    return g.by_value.dominant();
+}
+
+std::vector<Span> spans_of(PixelGroups& groups, uint64_t to, int32_t prefer = 0) {
     std::vector<Span> out;
     for (auto& g : groups) {
         if (g.total == 0) continue;
-        Span s{g.first, std::min(to, g.first + g.total), g.by_value.dominant(), std::max<uint64_t>(1, g.n)};
+        Span s{g.first, std::min(to, g.first + g.total), value_of(g, prefer), std::max<uint64_t>(1, g.n)};
         if (!out.empty() && out.back().value == s.value && out.back().end == s.start) {
             out.back().end = s.end;
             out.back().n += s.n;
@@ -81,12 +89,13 @@ std::vector<Span> spans_of(PixelGroups& groups, uint64_t to) {
 }
 
 // Exact pieces (in time order, clipped) grouped per pixel; a pixel with one piece keeps it as is.
-std::vector<Span> merge_exact(const std::vector<Span>& pieces, uint64_t from, uint64_t to, uint32_t width) {
+std::vector<Span> merge_exact(const std::vector<Span>& pieces, uint64_t from, uint64_t to, uint32_t width,
+                              int32_t prefer = 0) {
     const uint64_t px = pixel_ns(from, to, width);
     PixelGroups groups;
     for (const Span& s : pieces)
         groups[pixel_of(s.start, from, px, width)].add(s.start, s.end - s.start, s.value, 1);
-    return spans_of(groups, to);
+    return spans_of(groups, to, prefer);
 }
 
 void clip_add(std::vector<Span>& out, int32_t value, uint64_t a, uint64_t b, uint64_t from, uint64_t to) {
@@ -110,7 +119,7 @@ struct Level {
 // one, the runs between them (one state) pixel by pixel; a pixel's span covers the pixel (states
 // tile the time line), clipped to the range.
 std::vector<Span> task_lod(const std::vector<TaskBucket>& entries, const Level& lv, uint64_t from,
-                           uint64_t to, uint32_t width) {
+                           uint64_t to, uint32_t width, int32_t prefer) {
     const uint64_t px = pixel_ns(from, to, width);
     const uint32_t tb0 = lv.bucket(from), tb1 = lv.bucket(to);
     auto it = std::lower_bound(entries.begin(), entries.end(), tb0,
@@ -167,7 +176,7 @@ std::vector<Span> task_lod(const std::vector<TaskBucket>& entries, const Level& 
         const uint64_t a = follows ? from + p * px : std::max(from, std::max(g.first, from + p * px));
         const uint64_t b = g.last + 1 == width ? to : std::min(to, from + (g.last + 1) * px);
         if (b <= a) continue;
-        Span s{a, b, g.by_value.dominant(), std::max<uint64_t>(1, g.n)};
+        Span s{a, b, value_of(g, prefer), std::max<uint64_t>(1, g.n)};
         if (!spans.empty() && spans.back().value == s.value && spans.back().end == s.start) {
             spans.back().end = s.end;
             spans.back().n += s.n;
@@ -271,8 +280,10 @@ std::vector<std::pair<uint64_t, uint64_t>> ViewIndex::cpu_ticks(size_t lane, uin
 }
 
 Expected<std::map<int, std::vector<Span>>> ViewIndex::task_states(const std::vector<int>& pids, uint64_t from,
-                                                                  uint64_t to, uint32_t width) {
+                                                                  uint64_t to, uint32_t width,
+                                                                  TaskState prefer) {
     Impl& im = *impl_;
+    const auto pref = static_cast<int32_t>(prefer);
     std::map<int, std::vector<Span>> out;
     const uint64_t px = pixel_ns(from, to, width);
     if (px >= im.task_ns) {
@@ -289,7 +300,7 @@ Expected<std::map<int, std::vector<Span>>> ViewIndex::task_states(const std::vec
             auto t = tasks_.find(pid);
             if (t == tasks_.end()) continue;
             const TaskSummary& ts = t->second;
-            out[pid] = task_lod(li ? ts.levels[li - 1] : ts.buckets, level, from, to, width);
+            out[pid] = task_lod(li ? ts.levels[li - 1] : ts.buckets, level, from, to, width, pref);
         }
         return out;
     }
@@ -304,7 +315,7 @@ Expected<std::map<int, std::vector<Span>>> ViewIndex::task_states(const std::vec
     if (Status st = replay(from, to, tracker, true); !st) return st.error();
     for (auto& [pid, p] : pieces) {
         std::sort(p.begin(), p.end(), [](const Span& x, const Span& y) { return x.start < y.start; });
-        if (tasks_.count(pid)) out[pid] = merge_exact(p, from, to, width);
+        if (tasks_.count(pid)) out[pid] = merge_exact(p, from, to, width, pref);
     }
     return out;
 }

@@ -1,7 +1,7 @@
 // `ringscope view` on a host + guest pair (tests/data/kvm-agent): the guest's vCPU lanes are laid
 // out under the host task that runs each vCPU and draw, kvm exits are marked on the host's CPU
 // lanes and on the host task's lane above each vCPU lane, and the export of the pair opens offline
-// with the same lanes and marks.
+// with the same lanes and marks; the guest's own tasks have their lanes, under the guest.
 // Usage: node kvm_test.mjs PATH/TO/ringscope [ARTIFACTS_DIR]
 
 import fs from 'node:fs';
@@ -87,6 +87,38 @@ async function checkGuestLanes(page, label) {
     );
 }
 
+/**
+ * The guest's own tasks: a section "Tasks of guest" with a row per guest thread (ids from
+ * FILE * 2^22 + pid), each drawing the thread states the guest's sched events give.
+ */
+async function checkGuestTasks(page, label) {
+    const want = await page.evaluate(() => {
+        const view = window.ringscopeView;
+        const guestThreads = (view.meta.processes || []).filter((p) => p.file === 1).flatMap((p) => p.threads);
+        const section = view.rows.find((r) => r.kind === 'section' && r.label === 'Tasks of guest');
+        if (section) view.scroller.scrollTop = section.y;
+        return {threads: guestThreads.map((th) => th.id), section: !!section};
+    });
+    checks.ok(want.section && want.threads.length > 0 && want.threads.every((id) => id >= 1 << 22),
+              `${label}: a "Tasks of guest" section, ${want.threads.length} guest threads`);
+    await page.waitForTimeout(100);
+    await t.waitDrawn(page);
+    const rows = await page.evaluate(() => window.ringscopeView.rows.filter((r) => r.kind === 'task' && r.pid >= 1 << 22)
+        .map((r) => r.pid));
+    checks.ok(rows.length === want.threads.length && want.threads.every((id) => rows.includes(id)),
+              `${label}: a task lane per guest thread (${rows.length} of ${want.threads.length})`);
+    const withStates = await page.evaluate((ids) => ids.filter((id) => window.ringscopeView.tasks.get(id)?.length > 0),
+                                           want.threads);
+    checks.ok(withStates.length === want.threads.length,
+              `${label}: every guest thread has states (${withStates.length} of ${want.threads.length})`);
+    // A thread that sleeps all but a few us is a gray (sleeping) lane at this zoom.
+    const lanes = (await t.coloredPixels(page, ['task'])).filter((l) => l.lane >= 1 << 22);
+    const drawn = lanes.filter((l) => l.colored > 0).length;
+    checks.ok(lanes.length > 0 && drawn >= 0.8 * lanes.length,
+              `${label}: guest task lanes in view draw their states (${drawn} of ${lanes.length})`, JSON.stringify(lanes));
+    await page.screenshot({path: path.join(artifacts, `${label}-kvm-guest-tasks.png`)});
+}
+
 {
     const server = await t.startServer(ringscope, files);
     const page = await browser.newPage({viewport: {width: 1400, height: 900}});
@@ -104,6 +136,7 @@ async function checkGuestLanes(page, label) {
     await page.screenshot({path: path.join(artifacts, 'view-kvm.png')});
     await checkGuestLanes(page, 'served');
     await checkTaskExits(page, 'served');
+    await checkGuestTasks(page, 'served');
     await page.screenshot({path: path.join(artifacts, 'view-kvm-guests.png')});
     checks.ok(seen.errors.length === 0, 'no console error', seen.errors.join(' | '));
     checks.ok(seen.failed.length === 0, 'no failed request', seen.failed.join(' | '));
@@ -122,6 +155,7 @@ async function checkGuestLanes(page, label) {
     await t.waitDrawn(page);
     await checkGuestLanes(page, 'export');
     await checkTaskExits(page, 'export');
+    await checkGuestTasks(page, 'export');
     await page.screenshot({path: path.join(artifacts, 'export-kvm.png')});
     const others = seen.requests.filter((u) => u !== url && !u.startsWith('data:'));
     checks.ok(others.length === 0, 'export: no request but the file itself', others.join(' | '));

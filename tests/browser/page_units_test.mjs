@@ -3,7 +3,7 @@
 // report's lines of a range from the embedded blob).
 // Usage: node page_units_test.mjs [RINGSCOPE (unused)]
 
-import {mergeSpans, openDataSource, rebucket, thinMarks} from '../../web/data.js';
+import {mergeSpans, openDataSource, rebucket, runningUnion, thinMarks} from '../../web/data.js';
 import {formatAxisTs, formatDuration, formatTs, parseTs} from '../../web/format.js';
 import {buildRows} from '../../web/rows.js';
 
@@ -99,6 +99,13 @@ try {
     refused = true;
 }
 checks.ok(refused, 'a -F filter offline says it needs the server');
+
+// A process header's lane offline: the union of its threads' running, the most at once, spans in it.
+{
+    const u = runningUnion([[100, 200, 'R', 1], [150, 300, 'R', 1], [300, 350, 'R', 1], [400, 500, 'R', 1]]);
+    checks.ok(JSON.stringify(u) === '[[100,350,2,3],[400,500,1,1]]',
+              'runningUnion: overlapping and touching spans join, the most running at once kept', JSON.stringify(u));
+}
 
 // Rows: machines apart, one row for a one-thread process, a vCPU lane under its host thread.
 const meta = {

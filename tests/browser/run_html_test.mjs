@@ -51,7 +51,7 @@ for (const run of RUNS) {
     fs.rmSync(dir, {recursive: true, force: true});
     fs.mkdirSync(dir, {recursive: true});
     const yaml = path.join(dir, 'run.yaml');
-    fs.writeFileSync(yaml, `inputs: [${run.inputs.map((p) => JSON.stringify(p)).join(', ')}]\n` +
+    fs.writeFileSync(yaml, `title: ${run.name} run\ninputs: [${run.inputs.map((p) => JSON.stringify(p)).join(', ')}]\n` +
                                `analyses: ${run.analyses}\noutputs: {dir: ${JSON.stringify(path.join(dir, 'out'))}, ` +
                                `html: report.html}\n`);
     t.run(ringscope, ['run', '--quiet', yaml]);
@@ -69,6 +69,11 @@ for (const run of RUNS) {
     const url = pathToFileURL(file).href;
     await page.goto(url);
     await t.waitDrawn(page);
+    // The header and the title name the run (its file and title), not an offline export of files.
+    const title = await page.title();
+    const mode = await page.$eval('#mode', (el) => el.textContent);
+    checks.ok(title === `ringscope run report: ${run.name} run` && mode === `run report: run.yaml (${run.name} run)`,
+              `${run.name}: the title and header name the run report`, `${title} | ${mode}`);
     const lanes = await t.coloredPixels(page, ['cpu']);
     checks.ok(lanes.length > 0 && lanes.every((l) => l.colored > 0), `${run.name}: its ${lanes.length} CPU lanes draw`,
               JSON.stringify(lanes));

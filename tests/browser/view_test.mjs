@@ -89,7 +89,8 @@ for (const name of traces) {
 
 // Threads grouped by process, on tests/data/view/threads.dat (each task of its workload wrote its
 // tid and tgid to trace_marker): a header per process of several threads with exactly that
-// process's thread lanes under it, drawn; a click on the header collapses them and expands them again.
+// process's thread lanes under it, drawn; a click on the header collapses them (the header then
+// draws their running union) and expands them again.
 {
     const threads = path.join(t.DATA, 'view', 'threads.dat');
     const groups = new Map();  // tgid -> tids, as the tasks wrote them
@@ -140,6 +141,44 @@ for (const name of traces) {
         collapsed?.label.startsWith('▸') && !rows.some((r) => r.kind === 'task' && tids.includes(r.pid)),
         `threads.dat: a click on process ${tgid}'s header hides its ${tids.length} thread lanes`,
         collapsed?.label);
+    // The collapsed header summarises its threads: their count in its label, and the union of
+    // their running (/api/processes) drawn on its lane, where each of their switch-ins is.
+    await page.waitForTimeout(150);
+    await t.waitDrawn(page);
+    const summary = await page.evaluate((tgid) => {
+        const view = window.ringscopeView;
+        const row = JSON.parse(view.canvas.dataset.layout).find((r) => r.kind === 'process' && r.tgid === tgid);
+        const ctx = view.canvas.getContext('2d');
+        const scale = view.canvas.width / view.canvas.getBoundingClientRect().width;
+        const y = Math.round((row.y + row.h / 2) * scale);
+        const coloredAt = (x) => {
+            const [r, g, b] = ctx.getImageData(Math.round(x * scale), y, 1, 1).data;
+            return Math.max(r, g, b) - Math.min(r, g, b) > 40;
+        };
+        const spans = view.procs.get(tgid) || [];
+        return {spans: spans.length, from: view.from, to: view.to,
+                inside: spans.filter(([s, e]) => coloredAt((view.xAt(s) + view.xAt(e)) / 2)).length};
+    }, tgid);
+    checks.ok(collapsed?.label.endsWith(`(${tids.length})`) && summary.spans > 0 && summary.inside === summary.spans,
+              `threads.dat: the collapsed header of ${tgid} draws its threads' ${summary.spans} running spans`,
+              JSON.stringify(summary));
+    const switchIns = [...t.run(ringscope, ['report', '-t', threads]).matchAll(/ (\d+)\.(\d{9}): sched_switch:.* ==> .*:(\d+) \[/g)]
+        .filter((m) => tids.includes(Number(m[3]))).map((m) => Number(m[1]) * 1e9 + Number(m[2]));
+    const hit = await page.evaluate(([tgid, times]) => {
+        const view = window.ringscopeView;
+        const row = JSON.parse(view.canvas.dataset.layout).find((r) => r.kind === 'process' && r.tgid === tgid);
+        const ctx = view.canvas.getContext('2d');
+        const scale = view.canvas.width / view.canvas.getBoundingClientRect().width;
+        const y = Math.round((row.y + row.h / 2) * scale);
+        // A switch-in's pixel or the one after it (a span starts at its pixel's first running time).
+        return times.filter((ts) => [0, 1].some((dx) => {
+            const [r, g, b] = ctx.getImageData(Math.round((view.xAt(ts) + dx) * scale), y, 1, 1).data;
+            return Math.max(r, g, b) - Math.min(r, g, b) > 40;
+        })).length;
+    }, [tgid, switchIns]);
+    checks.ok(switchIns.length > 0 && hit === switchIns.length,
+              `threads.dat: every switch-in of its threads (report) is on the header's colored lane (${hit} of ${switchIns.length})`);
+    await page.screenshot({path: path.join(artifacts, 'view-threads-collapsed.png')});
     await click();
     rows = await rowsNow();
     checks.ok(

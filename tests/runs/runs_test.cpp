@@ -290,6 +290,8 @@ TEST(Runs, SchedLatencyStudy) {
     std::string html = read_file(out + "/report.html");
     const json blob = embedded_blob(html);
     ASSERT_TRUE(blob.is_object()) << html.substr(0, 300);
+    // The page names the run it reports (its header and title; tests/browser/run_html_test.mjs).
+    EXPECT_EQ(blob["run"], json({{"title", "Scheduler latency study"}, {"config", "sched-latency.yaml"}}));
     uint64_t viewer_events = 0;
     for (const auto& e : blob["meta"]["events"]) viewer_events += e["count"].get<uint64_t>();
     EXPECT_EQ(viewer_events, total);  // every event the trace holds, as the viewer counts them

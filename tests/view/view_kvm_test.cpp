@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 
 #include "../support/file_text.hpp"
@@ -113,6 +114,67 @@ TEST(ViewKvm, VcpuThreadsAndExitsAreKvmExits) {
 }
 
 // A host file alone (no guest beside it): exits still counted per reason, no vCPU lanes to place.
+// The guest's own tasks (each file's pids apart: id = FILE * 2^22 + pid): the tasks of /api/meta
+// under file 1 are the pids the guest's sched_switch and wakeups name in `report` of the guest
+// alone, each switched-in one (and only those) has run time in /api/stats, and /api/tasks gives
+// their states.
+TEST(ViewKvm, GuestTasksHaveTheirLanes) {
+    const auto report = run_shell("'" + ringscope_bin() + "' report '" + kHostGuest[1] + "' 2>/dev/null");
+    ASSERT_EQ(report.status, 0);
+    std::set<int> guest_pids, switched_in;
+    const std::regex sw(R"(sched_switch:\s+.+?:(\d+) \[\d+\] \S+ ==> .+?:(\d+) \[)");
+    const std::regex wake(R"(sched_wakeup(_new)?:\s+.+?:(\d+) \[)");
+    for (const auto& line : split_lines(report.out)) {
+        std::smatch m;
+        if (std::regex_search(line, m, sw)) {
+            for (int g : {1, 2})
+                if (int pid = std::stoi(m[g]); pid != 0) guest_pids.insert(pid);
+            if (int pid = std::stoi(m[2]); pid != 0) switched_in.insert(pid);
+        } else if (std::regex_search(line, m, wake)) {
+            if (int pid = std::stoi(m[2]); pid != 0) guest_pids.insert(pid);
+        }
+    }
+    ASSERT_GT(guest_pids.size(), 10u);
+
+    ViewServer s({"--port", "0", kHostGuest[0], kHostGuest[1]});
+    ASSERT_NE(s.port(), 0) << s.first_line();
+    const json meta = json::parse(http_get(s.port(), "/api/meta").body);
+    constexpr int kBase = 1 << 22;
+    std::set<int> meta_pids;
+    std::string ids;
+    size_t host_threads = 0;
+    for (const auto& proc : meta["processes"]) {
+        const int file = proc["file"];
+        EXPECT_EQ(proc["id"].get<int>(), file * kBase + proc["tgid"].get<int>()) << proc.dump();
+        for (const auto& th : proc["threads"]) {
+            EXPECT_EQ(th["id"].get<int>(), file * kBase + th["pid"].get<int>()) << th.dump();
+            if (file == 0) {
+                ++host_threads;
+                continue;
+            }
+            EXPECT_EQ(file, 1);
+            EXPECT_FALSE(th["comm"].get<std::string>().empty()) << th.dump();
+            meta_pids.insert(th["pid"].get<int>());
+            ids += (ids.empty() ? "" : ",") + std::to_string(th["id"].get<int>());
+        }
+    }
+    EXPECT_GT(host_threads, 0u);
+    EXPECT_EQ(meta_pids, guest_pids);
+
+    const json tasks = json::parse(http_get(s.port(), "/api/tasks?width=20000&pids=" + ids).body);
+    ASSERT_EQ(tasks["lanes"].size(), guest_pids.size()) << tasks.dump().substr(0, 300);
+    for (const auto& lane : tasks["lanes"]) {
+        EXPECT_EQ(lane["file"], 1);
+        EXPECT_TRUE(guest_pids.count(lane["pid"].get<int>())) << lane["pid"];
+        EXPECT_FALSE(lane["states"].empty()) << lane["pid"];  // (a pixel shows its dominant state)
+    }
+    const json stats = json::parse(http_get(s.port(), "/api/stats").body);
+    std::set<int> ran;
+    for (const auto& t : stats["tasks"])
+        if (t["file"] == 1 && t["run"].get<uint64_t>() > 0) ran.insert(t["pid"].get<int>());
+    EXPECT_EQ(ran, switched_in);
+}
+
 TEST(ViewKvm, HostAloneHasItsExits) {
     for (const std::string f : {"kvm/kvm-extra.dat", "kvm-modules/kvm-modules.dat"}) {
         ViewServer s({"--port", "0", data_path(f)});

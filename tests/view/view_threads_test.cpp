@@ -5,6 +5,7 @@
 // say the same (they work it out from task_newtask's clone_flags, never from these lines).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -99,6 +100,65 @@ TEST(ViewThreads, TasksCarryTheTgidTheThreadsWrote) {
         EXPECT_FALSE(pids.empty());
     }
     EXPECT_EQ(s.stop(), 0);
+}
+
+// A process header's lane (/api/processes): its thread count, and the union of its threads'
+// running: every switch-in of one of its threads that `report` prints is inside a running span
+// (within a pixel), at most as many at once as it has threads, and a range's union is the part
+// of the whole one the range holds.
+TEST(ViewThreads, ProcessHeadersSummariseTheirThreads) {
+    const auto written = written_tgids();
+    std::map<int, std::set<int>> procs;
+    for (const auto& [tid, tgid] : written) procs[tgid].insert(tid);
+    std::erase_if(procs, [](const auto& p) { return p.second.size() < 2; });
+    ASSERT_GE(procs.size(), 3u);
+    ViewServer s({"--port", "0", threads_dat()});
+    ASSERT_NE(s.port(), 0) << s.first_line();
+    const json meta = get_json(s, "/api/meta");
+    const uint64_t start = meta["start"], end = meta["end"];
+    constexpr uint32_t kWidth = 3000;
+    const uint64_t px = (end - start) / kWidth + 1;
+    std::string ids;
+    for (const auto& [tgid, tids] : procs) ids += (ids.empty() ? "" : ",") + std::to_string(tgid);
+    const json answer = get_json(s, "/api/processes?width=" + std::to_string(kWidth) + "&ids=" + ids);
+    ASSERT_EQ(answer["lanes"].size(), procs.size()) << answer.dump().substr(0, 300);
+    const ReportLines report = report_lines(threads_dat());
+    static const std::regex sw(R"(sched_switch:.* ==> .*:(\d+) \[)");
+    for (const auto& lane : answer["lanes"]) {
+        const int tgid = lane["tgid"];
+        const auto& tids = procs.at(tgid);
+        for (const auto& p : meta["processes"])
+            if (p["tgid"] == tgid) {
+                EXPECT_EQ(lane["threads"], p["threads"].size()) << tgid;
+            }
+        const json& running = lane["running"];
+        size_t switch_ins = 0;
+        for (size_t i = 0; i < report.lines.size(); ++i) {
+            std::smatch m;
+            if (!std::regex_search(report.lines[i], m, sw) || !tids.count(std::stoi(m[1]))) continue;
+            ++switch_ins;
+            const uint64_t t = report.ts[i];
+            const bool inside = std::any_of(running.begin(), running.end(), [&](const json& r) {
+                return r[0].get<uint64_t>() <= t + px && t <= r[1].get<uint64_t>() + px;
+            });
+            EXPECT_TRUE(inside) << "process " << tgid << ": " << report.lines[i];
+        }
+        EXPECT_GT(switch_ins, 0u) << tgid;
+        for (const auto& r : running) {
+            EXPECT_LT(r[0].get<uint64_t>(), r[1].get<uint64_t>());
+            EXPECT_GE(r[2].get<int>(), 1);
+            EXPECT_LE(r[2].get<size_t>(), tids.size());
+        }
+    }
+    // Without ids: every process of more than one thread, the workload's among them.
+    std::set<int> all;
+    const json every = get_json(s, "/api/processes");
+    for (const auto& lane : every["lanes"]) {
+        EXPECT_GE(lane["threads"].get<int>(), 2);
+        all.insert(lane["tgid"].get<int>());
+    }
+    for (const auto& [tgid, tids] : procs) EXPECT_TRUE(all.count(tgid)) << tgid;
+    EXPECT_EQ(http_get(s.port(), "/api/processes?ids=a").status, 400);
 }
 
 TEST(ViewThreads, ExportGroupsTheSame) {
