@@ -49,6 +49,9 @@ int ReportRun::run() {
                                        plugins ? &ctx_.plugins() : nullptr)))
         return kExitRuntime;
     const int rc = print_events();
+    for (size_t i = 0; i < set_.size(); ++i)
+        if (const std::string& note = set_.file(i).btf_diagnostic(); !note.empty())
+            std::fprintf(stderr, "ringscope: %s\n", note.c_str());
     // Print fmts refused as too deep printed "[FAILED TO PARSE]"; say which and where, once each.
     for (size_t i = 0; i < set_.size(); ++i)
         for (const auto& [event, error] : set_.file(i).formats().too_deep())
