@@ -293,6 +293,8 @@ int StreamRun::run(const capture::RecordOptions& o) {
     if (child > 0) ::waitpid(child, nullptr, 0);
     if (sfd >= 0) ::close(sfd);
     out_->flush();
+    if (const std::string& note = file_->btf_diagnostic(); !note.empty())
+        std::fprintf(stderr, "ringscope: %s\n", note.c_str());
     if (!on) return fail(on.error());
     if (read_errno_)
         return fail(

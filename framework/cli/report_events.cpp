@@ -2,6 +2,7 @@
 // buffer in time order, each event printed as a text line (or a json/csv record).
 #include <regex.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -120,12 +121,22 @@ int ReportRun::make_dispatch() {
 }
 
 // trace-cmd 3.1.6 applies --cpu to the first buffer it reads only; the other buffers and files
-// then print nothing. Pinned by tests.
+// then print nothing, and the CPUs merge in the order of the list (ties to the first listed).
+// trace-cmd 3.3 and later iterate every CPU of every buffer and file and skip the records of the
+// CPUs not listed (trace-read.c: skip_record), so the list's order does not matter. Pinned by tests.
+std::vector<int> ReportRun::merged_cpus() const {
+    if (*o_.compat == Compat::v3_1) return o_.cpus;
+    std::vector<int> cpus = o_.cpus;
+    std::sort(cpus.begin(), cpus.end());
+    cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+    return cpus;
+}
+
 int ReportRun::build_merger(engine::EventMerger& merger) {
     const std::span<const engine::BufferRef> merged =
-        o_.cpus.empty() ? std::span<const engine::BufferRef>(order_)
-                        : std::span<const engine::BufferRef>(order_).first(1);
-    if (Status st = set_.build_merger(merged, o_.cpus, merger, threads()); !st) return fail(st.error());
+        o_.cpus.empty() || *o_.compat != Compat::v3_1 ? std::span<const engine::BufferRef>(order_)
+                                                      : std::span<const engine::BufferRef>(order_).first(1);
+    if (Status st = set_.build_merger(merged, merged_cpus(), merger, threads()); !st) return fail(st.error());
     // `view`'s positions: the records skipped are before --from, which the filter drops unseen (no
     // handler, subscriber or printer sees them). Not with --cpu and handlers: their look-ahead
     // reads hidden streams from the start; not with --align-ts: the index's times are not aligned.
@@ -186,8 +197,11 @@ int ReportRun::print_merged(engine::EventMerger& merger) {
     engine::MergeSource* src = nullptr;
     // Printers may look at the next record of the buffer and take it (function_graph's leaves).
     engine::MergeLookahead lookahead(merger, dispatch_);
-    if (!o_.cpus.empty() && !handlers_.empty() && !order_.empty())
-        if (Status st = lookahead.add_hidden(set_, order_.front(), o_.cpus, 1); !st) return fail(st.error());
+    if (!o_.cpus.empty() && !handlers_.empty())
+        for (const engine::BufferRef& b : *o_.compat == Compat::v3_1 && !order_.empty()
+                                              ? std::span<const engine::BufferRef>(order_).first(1)
+                                              : std::span<const engine::BufferRef>(order_))
+            if (Status st = lookahead.add_hidden(set_, b, o_.cpus, 1); !st) return fail(st.error());
     while (merger.next(rec, src)) {
         if (stop_past_to_ && rec->ts > o_.range.to_ns) break;
         if (auto rc = print_record(s, lookahead, merger, rec, src)) return *rc;

@@ -135,7 +135,13 @@ std::optional<ReportFailure> add_file_filters(const ReportOptions& o, const std:
 FileFilters filters_of_input(const ReportOptions& o, size_t f) {
     FileFilters ff;
     if (*o.compat == Compat::v3_1) {
-        if (f == 0) ff = {o.filters, true};
+        // trace-cmd 3.1.6: a -F after the second or a later -i belongs to that file; the others
+        // (before the second -i) are one global list, which the first file uses up.
+        for (size_t i = 0; i < o.filters.size(); ++i) {
+            const int in = o.filter_inputs[i];
+            if (in <= 0 ? f == 0 : static_cast<size_t>(in) == f) ff.filters.push_back(o.filters[i]);
+        }
+        ff.pids = f == 0;
         return ff;
     }
     const bool shared_first =
@@ -159,6 +165,7 @@ std::optional<ReportFailure> make_report_filters(const ReportOptions& o, engine:
     for (size_t f = 0; f < set.size(); ++f) {
         engine::TraceFile& file = set.file(f);
         FilterSet fs;
+        fs.keep_showing_stacks(*o.compat == Compat::v3_1);
         const FileFilters ff = filters_of_input(o, f);
         // a filter names events by pattern: every format is parsed for it, so only when one is given
         const bool names_events =

@@ -105,7 +105,9 @@ class ReportRun {
     void add_plugin_handlers();
     int add_report_option_handlers();
     int make_dispatch();
+    int print_filter_test();  // -T
     int build_merger(engine::EventMerger& merger);
+    std::vector<int> merged_cpus() const;  // --cpu as the release merges the CPUs
     int print_merged(engine::EventMerger& merger);
     std::unique_ptr<output::ParallelLineWriter> make_workers(output::OutputBuffer& buf, int jobs,
                                                              const output::ReportStyle& style,

@@ -1,7 +1,6 @@
 #include "framework/engine/trace_file.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -160,18 +159,17 @@ const std::vector<std::string>& TraceFile::format_errors() const {
 bool TraceFile::print_function_args(std::span<const uint8_t> args, size_t count, int size,
                                     std::string_view func, TextBuffer& out) const {
     std::call_once(btf_once_, [this] {
-        // Without BTF the values print in hex, as libtraceevent prints them; say why once.
+        // Without BTF the values print in hex, as libtraceevent prints them; btf_diagnostic() says why.
         auto blob = reader_.option_section(io::OptionId::btf_file);
         if (!blob) {
-            std::fprintf(stderr, "ringscope: BTF not used: %s\n", blob.error().to_string().c_str());
+            btf_diagnostic_ = "BTF not used: " + blob.error().to_string();
             return;
         }
         if (!*blob) return;
         auto parsed = btf::Btf::parse(std::move(**blob));
         if (!parsed) {
-            std::fprintf(stderr, "ringscope: %s: BTF section not used: %s (byte %lld of the section)\n",
-                         path_.c_str(), parsed.error().message().c_str(),
-                         static_cast<long long>(parsed.error().offset()));
+            btf_diagnostic_ = path_ + ": BTF section not used: " + parsed.error().message() + " (byte " +
+                              std::to_string(parsed.error().offset()) + " of the section)";
             return;
         }
         btf_ = std::make_unique<const btf::Btf>(std::move(*parsed));

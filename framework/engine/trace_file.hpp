@@ -114,6 +114,10 @@ class TraceFile final : public TraceContext {
     // does not load (libtraceevent then has no BTF either), the values in hex.
     bool print_function_args(std::span<const uint8_t> args, size_t count, int size, std::string_view func,
                              TextBuffer& out) const override;
+    // Why the BTF section was not used, once a function's arguments printed without it ("BTF not
+    // used: ..." or "FILE: BTF section not used: ..."); empty otherwise. Read it after the events
+    // (the commands print it on stderr): it is set by the first print_function_args call.
+    const std::string& btf_diagnostic() const noexcept { return btf_diagnostic_; }
 
   private:
     // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
@@ -154,6 +158,7 @@ class TraceFile final : public TraceContext {
     mutable std::vector<std::string> format_errors_;
     mutable std::once_flag btf_once_;
     mutable std::unique_ptr<const btf::Btf> btf_;  // null: no BTF section, or it did not load
+    mutable std::string btf_diagnostic_;
     // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat; kUnparsed until
     // the first look-up of that id.
     std::unique_ptr<std::atomic<const EventType*>[]> types_by_id_;

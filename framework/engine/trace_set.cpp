@@ -85,7 +85,9 @@ std::optional<uint64_t> TraceSet::first_timestamp() {
         for (auto& s : *streams) {
             const Record* r = s.peek();
             if (!r) continue;
-            const uint64_t ts = r->raw_ts + static_cast<uint64_t>(f->clock().offset());
+            // after the file's conversions (TSC2NSEC, a guest's TIME_SHIFT), as libtracecmd's
+            // first_ts: a TSC-counting host file aligns in nanoseconds
+            const uint64_t ts = r->ts;
             if (!first || ts < *first) first = ts;
         }
     }

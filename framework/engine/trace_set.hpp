@@ -53,7 +53,7 @@ class TraceSet {
                         int threads = 1);
 
     // The smallest first timestamp of the top buffers, as --align-ts takes it (the first record of
-    // each CPU, before the clock conversions, plus the file's offset); nullopt when all are empty.
+    // each CPU, after the file's clock conversions and offset); nullopt when all are empty.
     std::optional<uint64_t> first_timestamp();
 
   private:

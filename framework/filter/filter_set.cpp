@@ -12,7 +12,8 @@ struct FilterSet::Impl {
     bool stack_ids_known = false;
     int64_t kernel_stack_id = -1;
     int64_t user_stack_id = -1;
-    std::vector<uint8_t> last_shown;  // per CPU: the last decided event was shown
+    std::vector<uint8_t> last_shown;   // per CPU: the last decided event was shown
+    bool keep_showing_stacks = false;  // trace-cmd 3.1.6: a shown stack trace keeps last_shown
 
     // add_pids: sorted; the pid and next_pid handles per type id, looked up on a type's first event.
     std::vector<int> pids;
@@ -126,6 +127,11 @@ void FilterSet::limit_time(uint64_t from_ns, uint64_t to_ns) noexcept {
     impl_->limited = impl_->limited || from_ns != 0 || to_ns != std::numeric_limits<uint64_t>::max();
 }
 
+void FilterSet::keep_showing_stacks(bool on) noexcept {
+    if (!impl_) impl_ = std::make_unique<Impl>();
+    impl_->keep_showing_stacks = on;
+}
+
 bool FilterSet::empty() const noexcept {
     return !impl_ ||
            (impl_->positive.empty() && impl_->negative.empty() && impl_->pids.empty() && !impl_->limited);
@@ -169,7 +175,7 @@ bool FilterSet::accept(const Event& ev) noexcept {
         const size_t c = static_cast<size_t>(cpu);
         if (c >= im.last_shown.size())
             im.last_shown.resize(std::max<size_t>(c + 1, 64), 0);  // once per trace
-        im.last_shown[c] = !is_stack && !found;
+        im.last_shown[c] = (im.keep_showing_stacks || !is_stack) && !found;
     }
     return !found;
 }

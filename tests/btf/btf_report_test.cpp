@@ -13,6 +13,7 @@
 
 #include "btf_builder.hpp"
 #include "fgraph_formats.hpp"
+#include "framework/engine/trace_file.hpp"
 #include "framework/io/trace_dat_writer.hpp"
 #include "support/shell_command.hpp"
 
@@ -234,4 +235,30 @@ TEST(BtfReport, TraceCmd31PrintsNoArguments) {
         "            bash-1234  [000]  5000.000004: funcgraph_exit:         0.300 us   |      }\n"
         "            bash-1234  [000]  5000.000004: funcgraph_exit:         0.500 us   |    }\n"
         "            bash-1234  [000]  5000.000004: funcgraph_exit:         0.900 us   |  }\n");
+}
+
+// The engine does not print: a BTF section that does not load is a diagnostic the command prints
+// (report: on stderr after the events), set by the first function whose arguments print.
+TEST(BtfReport, SectionNotUsedIsADiagnosticNotAPrint) {
+    std::string swapped = kernel_btf();
+    std::swap(swapped[0], swapped[1]);
+    const std::string path = write_trace("args-diagnostic", swapped);
+    auto file = engine::TraceFile::open(path, engine::OpenOptions{});
+    ASSERT_TRUE(file) << file.error().to_string();
+    EXPECT_EQ((*file)->btf_diagnostic(), "");
+    const uint64_t values[2] = {0x10, 0x20};
+    TextBuffer out;
+    testing::internal::CaptureStderr();
+    (*file)->print_function_args({reinterpret_cast<const uint8_t*>(values), sizeof values}, 2, 8, "kfree",
+                                 out);
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+    EXPECT_EQ(out.view(), "10, 20");
+    EXPECT_EQ((*file)->btf_diagnostic(),
+              path + ": BTF section not used: BTF: byte order is not this machine's (byte 0 of the section)");
+    // without a BTF section there is nothing to say
+    auto plain = engine::TraceFile::open(write_trace("args-diagnostic-none", ""), engine::OpenOptions{});
+    ASSERT_TRUE(plain) << plain.error().to_string();
+    (*plain)->print_function_args({reinterpret_cast<const uint8_t*>(values), sizeof values}, 2, 8, "kfree",
+                                  out);
+    EXPECT_EQ((*plain)->btf_diagnostic(), "");
 }

@@ -467,6 +467,23 @@ TEST_F(FilterGrammar, StackTracesFollowTheEventTheyBelongTo) {
     EXPECT_TRUE(set.accept(stack0));   // ...so this stack still follows `shown`
     set.reset();
     EXPECT_FALSE(set.accept(stack0));
+
+    // trace-cmd 3.1.6's rule (djseb_trace1_zstd.dat -F sched_switch prints 192 of its 203
+    // kernel_stack records, every one after the first shown event of its CPU): a shown stack
+    // keeps the state; an event -v hides clears it.
+    FilterSet old;
+    old.keep_showing_stacks(true);
+    ASSERT_TRUE(old.add("sched_switch: prev_pid == 100", false, types_));
+    EXPECT_FALSE(old.accept(stack0));  // nothing shown on CPU 0 yet
+    EXPECT_TRUE(old.accept(shown));
+    EXPECT_TRUE(old.accept(stack0));
+    EXPECT_TRUE(old.accept(stack0));  // a stack after a stack: still shown
+    EXPECT_FALSE(old.accept(hidden));
+    EXPECT_TRUE(old.accept(stack0));
+    EXPECT_FALSE(old.accept(stack1));  // nothing shown on CPU 1
+    ASSERT_TRUE(old.add("sched_switch: prev_pid == 100", true, types_));
+    EXPECT_FALSE(old.accept(shown));  // hidden by -v
+    EXPECT_FALSE(old.accept(stack0));
 }
 
 TEST_F(FilterGrammar, GarbageNeverCrashes) {

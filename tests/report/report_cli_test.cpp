@@ -477,6 +477,35 @@ TEST(ReportQuirks, FiltersAndCpuListOnlyReachTheFirstFile) {
     EXPECT_EQ(inst.out.find("ringscope_a:  "), std::string::npos);
 }
 
+// trace-cmd 3.3 and later iterate every CPU of every file and buffer and skip the records of the
+// CPUs --cpu does not list (tracecmd/trace-read.c: process_record -> skip_record, one filter_cpus
+// for every handle): the output is the whole report's lines of those CPUs, in the same order,
+// whatever the list's order.
+TEST(ReportCompat34, CpuListReachesEveryFileAndBuffer) {
+    auto keep_cpu = [](const std::string& out, const std::string& cpu) {
+        std::string kept;
+        std::stringstream ss(out);
+        std::string l;
+        while (std::getline(ss, l))
+            if (l.find("cpus=") != std::string::npos || l.find(" [" + cpu + "] ") != std::string::npos)
+                kept += l + "\n";
+        return kept;
+    };
+    const std::string files = " -i traces/basic.dat -i traces/full.dat";
+    const CmdResult all = report("-N --compat 3.4" + files);
+    const CmdResult one = report("-N --compat 3.4 --cpu 1" + files);
+    EXPECT_EQ(one.rc, 0);
+    EXPECT_NE(one.out.find(" full.dat:        "), std::string::npos);
+    EXPECT_EQ(one.out, keep_cpu(all.out, "001"));
+    EXPECT_EQ(report("-N --compat 3.4 --cpu 1,0" + files).out,
+              report("-N --compat 3.4 --cpu 0-1" + files).out);
+    EXPECT_EQ(report("-N --compat 3.4 --cpu 1,0" + files).out, all.out);
+    // instance buffers too
+    const CmdResult inst = report("-N --compat 3.4 --cpu 0 traces/instances.dat");
+    EXPECT_NE(inst.out.find("ringscope_a:  "), std::string::npos);
+    EXPECT_EQ(inst.out, keep_cpu(report("-N --compat 3.4 traces/instances.dat").out, "000"));
+}
+
 // Per file name column: how many event lines of each kind ("sched_switch", "sys_exit_write", "other").
 std::map<std::string, size_t> lines_by_file(const std::string& out) {
     std::map<std::string, size_t> n;
@@ -503,7 +532,8 @@ TEST(ReportCompat34, GlobalAndPerFileFilters) {
     EXPECT_EQ(global.size(), 2u);  // nothing else, in either file
 
     const auto own = lines_by_file(
-        report("-N --compat 3.4 -i traces/basic.dat -F sched_switch -i traces/full.dat -F sys_exit_write").out);
+        report("-N --compat 3.4 -i traces/basic.dat -F sched_switch -i traces/full.dat -F sys_exit_write")
+            .out);
     EXPECT_GT(own.at("basic.dat sched_switch"), 0u);
     EXPECT_GT(own.at("full.dat sys_exit_write"), 0u);
     EXPECT_EQ(own.size(), 2u);
@@ -516,13 +546,15 @@ TEST(ReportCompat34, GlobalAndPerFileFilters) {
 
     // The shared list: sys_exit_write, given after the first -i, reaches full.dat too.
     const auto shared = lines_by_file(
-        report("-N --compat 3.4 -F sched_switch -i traces/basic.dat -F sys_exit_write -i traces/full.dat").out);
+        report("-N --compat 3.4 -F sched_switch -i traces/basic.dat -F sys_exit_write -i traces/full.dat")
+            .out);
     EXPECT_GT(shared.at("full.dat sys_exit_write"), 0u);
     EXPECT_GT(shared.at("full.dat sched_switch"), 0u);
     EXPECT_EQ(shared.count("full.dat other"), 0u);
 
     // Files after the options: every -F is global.
-    EXPECT_EQ(lines_by_file(report("-N --compat 3.4 -F sched_switch traces/basic.dat traces/full.dat").out), global);
+    EXPECT_EQ(lines_by_file(report("-N --compat 3.4 -F sched_switch traces/basic.dat traces/full.dat").out),
+              global);
 }
 
 // Several files after the options are read as several -i (trace-cmd 3.3 and later).

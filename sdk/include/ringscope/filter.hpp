@@ -83,6 +83,10 @@ class FilterSet {
     // Only events of these CPUs (empty: every CPU) and with from_ns <= timestamp <= to_ns.
     void limit_cpus(std::span<const int> cpus);
     void limit_time(uint64_t from_ns, uint64_t to_ns) noexcept;
+    // The stack trace rule of trace-cmd 3.1.6 (its libtracecmd's tracecmd_filter_match): after a
+    // shown event, every later stack trace of that CPU shows, until -v hides an event there. By
+    // default (trace-cmd 3.2 and later) only the first stack trace after a shown event shows.
+    void keep_showing_stacks(bool on) noexcept;
 
     bool empty() const noexcept;
     size_t positive_count() const noexcept;
