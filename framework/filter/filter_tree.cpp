@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 namespace ringscope::filter {
 namespace {
@@ -346,121 +347,148 @@ class Builder {
         return true;
     }
 
+    // What one level of process() has built so far.
+    struct Level {
+        int32_t current_op = -1, current_exp = -1, left_item = -1;
+    };
+    // A token's outcome: nothing to read on, else what process() returns.
+    using Step = std::optional<Ret>;
+
     // libtraceevent's process_filter: one level of the expression (a parenthesis, or the single
     // operand of a `!` when is_not).
     Ret process(int32_t* parg, bool is_not) {
-        int32_t current_op = -1, current_exp = -1, left_item = -1;
+        Level lv;
         *parg = -1;
         for (;;) {
             const Token& t = next();
             if (t.kind == TokenKind::end) break;
+            Step step;
             switch (t.kind) {
                 case TokenKind::item:
                 case TokenKind::dquote:
-                case TokenKind::squote: {
-                    const int32_t arg = create_item(t);
-                    if (left_item < 0) {
-                        left_item = arg;
-                    } else if (current_exp >= 0) {
-                        if (!add_right(current_exp, arg)) return Ret::fail;
-                        left_item = -1;
-                        if (is_not) {
-                            if (current_op >= 0) return syntax();
-                            *parg = current_exp;
-                            return Ret::ok;
-                        }
-                    } else {
-                        return syntax();
-                    }
+                case TokenKind::squote:
+                    step = on_item(lv, t, is_not, parg);
                     break;
-                }
                 case TokenKind::delim:
                     if (t.text == ",") return fail("Illegal token ','");
-                    if (t.text == "(") {
-                        if (left_item >= 0) return fail("Open paren can not come after item");
-                        if (current_exp >= 0) return fail("Open paren can not come after expression");
-                        int32_t sub = -1;
-                        const Ret r = process(&sub, false);
-                        if (r != Ret::close_paren) {
-                            if (r == Ret::ok) fail("Unbalanced number of '('");
-                            return Ret::fail;
-                        }
-                        if (is_not) {
-                            if (current_op >= 0) return syntax();
-                            *parg = sub;
-                            return Ret::ok;
-                        }
-                        if (current_op >= 0) {
-                            if (!add_right(current_op, sub)) return Ret::fail;
-                        } else {
-                            current_exp = sub;
-                        }
-                    } else {  // ')'
-                        if (current_op < 0 && current_exp < 0) return syntax();
-                        if (current_exp >= 0 && !op_done(current_exp)) return syntax();
-                        if (current_op >= 0 && !op_done(current_op)) return syntax();
-                        *parg = current_op >= 0 ? current_op : current_exp;
-                        return Ret::close_paren;
-                    }
+                    step = t.text == "(" ? on_open(lv, is_not, parg) : on_close(lv, parg);
                     break;
-                case TokenKind::op: {
-                    uint8_t op = 0;
-                    const OpClass cls = classify(t.text, op);
-                    switch (cls) {
-                        case OpClass::boolean:
-                            if (current_exp < 0 && current_op < 0) return syntax();
-                            [[fallthrough]];
-                        case OpClass::lnot:
-                            if (left_item >= 0) return syntax();
-                            break;
-                        case OpClass::exp:
-                        case OpClass::cmp:
-                            if (left_item < 0) return syntax();
-                            break;
-                        case OpClass::none:
-                            return fail("Unknown op token " + t.text);
-                    }
-                    Node n;
-                    n.op = op;
-                    if (cls == OpClass::boolean) {
-                        n.kind = NodeKind::op;
-                        n.left = current_op >= 0 ? current_op : current_exp;
-                        current_op = add(std::move(n));
-                        current_exp = -1;
-                    } else if (cls == OpClass::lnot) {
-                        n.kind = NodeKind::op;
-                        const int32_t a = add(std::move(n));
-                        if (current_op >= 0 && !add_right(current_op, a)) return Ret::fail;
-                        current_exp = a;
-                        int32_t sub = -1;
-                        const Ret r = process(&sub, true);
-                        if (r == Ret::close_paren) return fail("unbalanced number of parenthesis");
-                        if (r != Ret::ok) return r;
-                        if (!add_right(current_exp, sub)) return Ret::fail;
-                    } else {
-                        n.kind = cls == OpClass::exp ? NodeKind::exp : NodeKind::num;
-                        const int32_t a = add(std::move(n));
-                        if (current_op >= 0 && !add_right(current_op, a)) return Ret::fail;
-                        if (!add_left(a, left_item)) return syntax();
-                        current_exp = a;
-                    }
+                case TokenKind::op:
+                    step = on_op(lv, t);
                     break;
-                }
                 case TokenKind::end:
                     break;
             }
+            if (step) return *step;
         }
-        if (current_op < 0 && current_exp < 0) return syntax();
-        if (current_op < 0) current_op = current_exp;
+        return finish(lv, parg);
+    }
+
+    Step on_item(Level& lv, const Token& t, bool is_not, int32_t* parg) {
+        const int32_t arg = create_item(t);
+        if (lv.left_item < 0) {
+            lv.left_item = arg;
+        } else if (lv.current_exp >= 0) {
+            if (!add_right(lv.current_exp, arg)) return Ret::fail;
+            lv.left_item = -1;
+            if (is_not) {
+                if (lv.current_op >= 0) return syntax();
+                *parg = lv.current_exp;
+                return Ret::ok;
+            }
+        } else {
+            return syntax();
+        }
+        return std::nullopt;
+    }
+
+    Step on_open(Level& lv, bool is_not, int32_t* parg) {
+        if (lv.left_item >= 0) return fail("Open paren can not come after item");
+        if (lv.current_exp >= 0) return fail("Open paren can not come after expression");
+        int32_t sub = -1;
+        const Ret r = process(&sub, false);
+        if (r != Ret::close_paren) {
+            if (r == Ret::ok) fail("Unbalanced number of '('");
+            return Ret::fail;
+        }
+        if (is_not) {
+            if (lv.current_op >= 0) return syntax();
+            *parg = sub;
+            return Ret::ok;
+        }
+        if (lv.current_op >= 0) {
+            if (!add_right(lv.current_op, sub)) return Ret::fail;
+        } else {
+            lv.current_exp = sub;
+        }
+        return std::nullopt;
+    }
+
+    Step on_close(const Level& lv, int32_t* parg) {
+        if (lv.current_op < 0 && lv.current_exp < 0) return syntax();
+        if (lv.current_exp >= 0 && !op_done(lv.current_exp)) return syntax();
+        if (lv.current_op >= 0 && !op_done(lv.current_op)) return syntax();
+        *parg = lv.current_op >= 0 ? lv.current_op : lv.current_exp;
+        return Ret::close_paren;
+    }
+
+    Step on_op(Level& lv, const Token& t) {
+        uint8_t op = 0;
+        const OpClass cls = classify(t.text, op);
+        switch (cls) {
+            case OpClass::boolean:
+                if (lv.current_exp < 0 && lv.current_op < 0) return syntax();
+                [[fallthrough]];
+            case OpClass::lnot:
+                if (lv.left_item >= 0) return syntax();
+                break;
+            case OpClass::exp:
+            case OpClass::cmp:
+                if (lv.left_item < 0) return syntax();
+                break;
+            case OpClass::none:
+                return fail("Unknown op token " + t.text);
+        }
+        Node n;
+        n.op = op;
+        if (cls == OpClass::boolean) {
+            n.kind = NodeKind::op;
+            n.left = lv.current_op >= 0 ? lv.current_op : lv.current_exp;
+            lv.current_op = add(std::move(n));
+            lv.current_exp = -1;
+        } else if (cls == OpClass::lnot) {
+            n.kind = NodeKind::op;
+            const int32_t a = add(std::move(n));
+            if (lv.current_op >= 0 && !add_right(lv.current_op, a)) return Ret::fail;
+            lv.current_exp = a;
+            int32_t sub = -1;
+            const Ret r = process(&sub, true);
+            if (r == Ret::close_paren) return fail("unbalanced number of parenthesis");
+            if (r != Ret::ok) return r;
+            if (!add_right(lv.current_exp, sub)) return Ret::fail;
+        } else {
+            n.kind = cls == OpClass::exp ? NodeKind::exp : NodeKind::num;
+            const int32_t a = add(std::move(n));
+            if (lv.current_op >= 0 && !add_right(lv.current_op, a)) return Ret::fail;
+            if (!add_left(a, lv.left_item)) return syntax();
+            lv.current_exp = a;
+        }
+        return std::nullopt;
+    }
+
+    // The end of the tokens: the level's tree, its FALSE/TRUE leaves folded.
+    Ret finish(Level& lv, int32_t* parg) {
+        if (lv.current_op < 0 && lv.current_exp < 0) return syntax();
+        if (lv.current_op < 0) lv.current_op = lv.current_exp;
         Fold v;
-        if (!fold(current_op, v)) return Ret::fail;
+        if (!fold(lv.current_op, v)) return Ret::fail;
         if (v != Fold::norm) {
             Node b;
             b.kind = NodeKind::boolean;
             b.truth = v == Fold::is_true;
-            current_op = add(std::move(b));
+            lv.current_op = add(std::move(b));
         }
-        *parg = current_op;
+        *parg = lv.current_op;
         return Ret::ok;
     }
 

@@ -67,16 +67,30 @@ class PrintEvaluator {
     Ref ref(int32_t i) const noexcept { return Ref{node(i), nullptr}; }
 
     uint64_t eval(const Node* n) const noexcept;
+    uint64_t eval_index(const Node* n) const noexcept;
     uint64_t eval_ref(Ref r) const noexcept;
     void print_segment(TextBuffer& out, const Segment& s, Ref arg, Ref len_arg, bool raw) const;
     void print_str_arg(TextBuffer& out, const Segment& s, int len_arg, const Node* n) const;
+    void print_str_field(TextBuffer& out, const Segment& s, int len_arg, const Node* n) const;
+    void print_flags(TextBuffer& out, const Segment& s, int len_arg, const Node* n) const;
+    void print_hex(TextBuffer& out, const Node* n) const;
+    void print_int_array(TextBuffer& out, const Node* n) const;
+    // The offset of __print_hex/__print_array's first argument, a field or a dynamic array.
+    bool array_offset(const Node* f, uint32_t& off) const noexcept;
     void print_pointer(TextBuffer& out, const Segment& s, int plen, Ref arg, bool raw) const;
     void print_function(TextBuffer& out, char kind, uint64_t val, bool raw) const;
     void print_mac(TextBuffer& out, const char* f, const Node* n) const;
     void print_ip(TextBuffer& out, const char* f, const Node* n) const;
+    void print_ip4(TextBuffer& out, char i, const char* q, const Node* n) const;
+    void print_ip6(TextBuffer& out, char i, bool have_c, const Node* n) const;
+    void print_ip_sockaddr(TextBuffer& out, char i, const char* q, const Node* n) const;
+    // The field a %pM/%pI4/%pI6/%pU argument names, casts aside; null (after printing
+    // libtraceevent's complaint when it is no field) when there is none.
+    const PField* pointer_field(TextBuffer& out, const Node* n) const;
     void print_uuid(TextBuffer& out, const char* f, const Node* n) const;
     void print_raw_buff(TextBuffer& out, const char* f, const Node* n, int plen) const;
     void print_field_raw(TextBuffer& out, int field) const;
+    void print_array_raw(TextBuffer& out, int field) const;
     void print_bitmask(TextBuffer& out, const Segment& s, int len_arg, uint32_t off, uint32_t len) const;
     void print_cpumask(TextBuffer& out, const Segment& s, int len_arg, uint32_t off, uint32_t len) const;
     const Node* strip_casts(const Node* n) const noexcept;

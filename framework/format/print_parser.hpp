@@ -45,6 +45,7 @@ class PrintParser {
     T process_arg(int32_t arg, std::string& tok);
     T process_arg_token(int32_t arg, std::string& tok, T type);
     T process_op(int32_t arg, std::string& tok);
+    int32_t push_down(int32_t arg, const std::string& token);
     T process_cond(int32_t top, std::string& tok);
     T process_array(int32_t top, std::string& tok);
     T process_entry(int32_t arg, std::string& tok);
