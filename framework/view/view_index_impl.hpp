@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "framework/tasks/tgid_tracker.hpp"
 #include "framework/view/sched_tracker.hpp"
-#include "framework/view/tgid_tracker.hpp"
 #include "framework/view/view_index.hpp"
 
 namespace ringscope::view {
@@ -42,7 +42,7 @@ struct ViewIndex::Impl {
     std::vector<SchedTypes> sched;                          // per file
     std::vector<uint64_t> last_ts;                          // per lane, while summarising
     std::vector<char> goes_back;                            // per lane: a record earlier than one before
-    std::vector<TgidTracker> tgids;                         // per file: its tasks' processes
+    std::vector<tasks::TgidTracker> tgids;                  // per file: its tasks' processes
 
     uint32_t cpu_bucket(uint64_t start, uint64_t ts) const {
         const uint64_t b = ts <= start ? 0 : (ts - start) / cpu_ns;
