@@ -103,10 +103,13 @@ inline constexpr uint32_t kInternedKernelSymbols = 26;
 inline constexpr uint32_t kInternedStringIid = 1;
 inline constexpr uint32_t kInternedStringStr = 2;
 
+inline constexpr uint32_t kTreeProcesses = 1;
 inline constexpr uint32_t kTreeThreads = 2;
 inline constexpr uint32_t kThreadTid = 1;
 inline constexpr uint32_t kThreadName = 2;
 inline constexpr uint32_t kThreadTgid = 3;
+inline constexpr uint32_t kProcessPid = 1;
+inline constexpr uint32_t kProcessCmdline = 3;
 
 inline constexpr uint32_t kStatsPhase = 1;
 inline constexpr uint32_t kStatsCpuStats = 2;

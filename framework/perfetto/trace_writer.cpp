@@ -20,6 +20,7 @@
 #include "framework/perfetto/event_encoder.hpp"
 #include "framework/perfetto/ftrace_schema.hpp"
 #include "framework/perfetto/proto_writer.hpp"
+#include "framework/tasks/tgid_tracker.hpp"
 
 namespace ringscope::perfetto {
 namespace {
@@ -41,6 +42,9 @@ struct Input {
     int cpus = 0;
     std::vector<std::string> cpustats;
     std::vector<std::pair<int, std::string>> tasks;  // saved task names, by pid
+    // Each task's process, from the events (task_newtask, sched_process_exec): the streams keep what
+    // each of their events said, and finish() applies it in time order.
+    std::optional<tasks::TgidTracker> tgids;
     uint32_t ftrace_clock = field::kFtraceClockUnspecified;
     Sequence seq;
     std::atomic<bool> started{false};
@@ -115,7 +119,9 @@ class TraceWriter::Stream {
     bool any = false;
     uint32_t clock = field::kFtraceClockUnspecified;
     std::optional<uint64_t> bundle_ts;  // the bundle's first event's time
-    uint64_t last_pair = 0;             // the stream's last ftrace_timestamp
+    const tasks::TgidTracker* tgids = nullptr;
+    std::vector<std::pair<uint64_t, tasks::TaskChange>> task_changes;  // (time, change), rare events
+    uint64_t last_pair = 0;                                            // the stream's last ftrace_timestamp
     CompactSched compact;
     std::map<int, uint64_t> dropped;  // CPU -> events the trace says were lost (known counts)
     std::string head, prefix, tail;   // scratch
@@ -283,19 +289,44 @@ struct TraceWriter::Impl {
         put_uint(info, field::kSystemInfoNumCpus, static_cast<uint32_t>(in.cpus));
         put_bytes(body, field::kPacketSystemInfo, info);
         packet(in.seq, {body}, false, ts, tail);
+    }
 
-        // trace.dat keeps no thread groups: each task is its own group (tgid = tid) for Perfetto.
-        std::string tree, thread;
-        for (const auto& [pid, comm] : in.tasks) {
-            thread.clear();
-            put_int(thread, field::kThreadTid, pid);
-            put_bytes(thread, field::kThreadName, comm);
-            put_int(thread, field::kThreadTgid, pid);
-            put_bytes(tree, field::kTreeThreads, thread);
+    // The tasks and their processes, once every event has been seen; the packet carries the
+    // input's first time, so trace processor knows them from the start. trace.dat keeps no thread
+    // groups: a task the events say nothing of leads its own (tgid = tid), as TgidTracker says.
+    void process_tree(Input& in) {
+        std::vector<std::pair<uint64_t, tasks::TaskChange>> changes;
+        for (auto& [id, s] : in.streams) {
+            changes.insert(changes.end(), s->task_changes.begin(), s->task_changes.end());
+            s->task_changes = {};
         }
-        body.clear();
+        std::stable_sort(changes.begin(), changes.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::map<int, std::string_view> names(in.tasks.begin(), in.tasks.end());
+        for (const auto& [ts, c] : changes) {
+            in.tgids->apply(c);
+            names.try_emplace(c.pid);  // a task made in the trace whose name was not saved
+        }
+        std::string tree, entry, body, tail;
+        std::map<int, std::string_view> leaders;  // processes that have a thread besides the leader
+        for (const auto& [pid, comm] : names) {
+            const int32_t tgid = in.tgids->tgid(pid);
+            if (tgid != pid) leaders.try_emplace(tgid);
+            entry.clear();
+            put_int(entry, field::kThreadTid, pid);
+            if (!comm.empty()) put_bytes(entry, field::kThreadName, comm);
+            put_int(entry, field::kThreadTgid, tgid);
+            put_bytes(tree, field::kTreeThreads, entry);
+        }
+        for (auto& [tgid, comm] : leaders) {
+            entry.clear();
+            put_int(entry, field::kProcessPid, tgid);
+            if (auto it = names.find(tgid); it != names.end() && !it->second.empty())
+                put_bytes(entry, field::kProcessCmdline, it->second);
+            put_bytes(tree, field::kTreeProcesses, entry);
+        }
         put_bytes(body, field::kPacketProcessTree, tree);
-        packet(in.seq, {body}, false, ts, tail);
+        packet(in.seq, {body}, false, in.first_ts, tail);
     }
 
     // Ftrace stats: START_OF_TRACE with nothing lost, END_OF_TRACE with the drops the trace
@@ -371,6 +402,7 @@ void TraceWriter::add_input(int input, engine::TraceFile& file) {
         if (pid > 0) in.tasks.emplace_back(pid, std::string(comm));
     });
     std::sort(in.tasks.begin(), in.tasks.end());
+    in.tgids.emplace(file);
     in.seq.id = impl_->next_sequence++;
     in.seq.machine = static_cast<uint32_t>(input);
 }
@@ -390,6 +422,7 @@ TraceWriter::Stream& TraceWriter::stream(int input, int stream_id) {
         s->seq.id = impl_->next_sequence++;
         s->seq.machine = in.seq.machine;
         s->clock = in.ftrace_clock;
+        s->tgids = in.tgids ? &*in.tgids : nullptr;
     }
     return *s;
 }
@@ -411,6 +444,9 @@ void TraceWriter::on_event(Stream& s, const Event& ev) {
     }
     if (!s.bundle_ts) s.bundle_ts = ts;
     ++s.count;
+    if (s.tgids) [[likely]]
+        if (auto c = s.tgids->change(ev)) [[unlikely]]
+            s.task_changes.emplace_back(ts, *c);
     if (m.options.compact_sched && s.encoder.encode_compact(ev, s.compact)) {
         if (s.events.size() + s.compact.size() >= kBundleBytes) m.flush(s);
         return;
@@ -428,6 +464,7 @@ Status TraceWriter::finish() {
         if (!in.declared) continue;
         begin_input(static_cast<int>(i), std::nullopt);
         for (auto& [id, s] : in.streams) m.flush(*s);
+        if (in.tgids) m.process_tree(in);
         m.stats(in);
     }
     m.write_out();

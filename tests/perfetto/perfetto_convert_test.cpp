@@ -39,6 +39,8 @@ struct Decoded {
     size_t symbol_fields = 0;                                      // generic NAME_symbol fields checked
     std::map<uint32_t, std::map<uint64_t, uint64_t>> overrun_end;  // machine -> cpu -> count
     std::map<uint32_t, std::map<int64_t, std::string>> threads;    // machine -> tid -> name
+    std::map<uint32_t, std::map<int64_t, int64_t>> tgids;          // machine -> tid -> tgid
+    std::map<uint32_t, std::map<int64_t, std::string>> processes;  // machine -> pid -> cmdline
     size_t lost_bundles = 0;
 };
 
@@ -148,10 +150,21 @@ Decoded decode_trace(const std::string& bytes) {
                         decode_event(ev.bytes, machine, cpu, interned[seq], d);
             } else if (f.number == field::kPacketProcessTree) {
                 for (const ProtoField& t : read_message(f.bytes)) {
-                    if (t.number != field::kTreeThreads) continue;
                     auto m = read_message(t.bytes);
-                    d.threads[machine][static_cast<int64_t>(find_field(m, field::kThreadTid).value().value)] =
-                        std::string(find_field(m, field::kThreadName).value().bytes);
+                    if (t.number == field::kTreeProcesses) {
+                        auto cmdline = find_field(m, field::kProcessCmdline);
+                        d.processes[machine]
+                                   [static_cast<int64_t>(find_field(m, field::kProcessPid).value().value)] =
+                            cmdline ? std::string(cmdline->bytes) : std::string();
+                        continue;
+                    }
+                    if (t.number != field::kTreeThreads) continue;
+                    const auto tid = static_cast<int64_t>(find_field(m, field::kThreadTid).value().value);
+                    EXPECT_FALSE(d.tgids[machine].count(tid)) << "thread " << tid << " listed twice";
+                    if (auto name = find_field(m, field::kThreadName))
+                        d.threads[machine][tid] = std::string(name->bytes);
+                    d.tgids[machine][tid] = static_cast<int32_t>(
+                        static_cast<uint32_t>(find_field(m, field::kThreadTgid).value().value));
                 }
             } else if (f.number == field::kPacketFtraceStats) {
                 auto s = read_message(f.bytes);
@@ -421,6 +434,34 @@ TEST(PerfettoConvert, GenericFunctionFieldsAreNamed) {
     // full.dat's timer events print their function with %ps.
     Decoded d = check_conversion({data("traces/full.dat")});
     EXPECT_GT(d.symbol_fields, 0u);
+}
+
+// threads.dat (tests/data/view/make-threads.sh): every task of its workload wrote "tgid-check tid=T
+// tgid=G" to trace_marker. The ProcessTree must put each thread in that process, worked out from
+// task_newtask and sched_process_exec, never from those lines; a process with threads is named.
+TEST(PerfettoConvert, ThreadsAreInTheProcessesTheyWrote) {
+    const std::string dat = data("view/threads.dat");
+    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
+                                        "/ringscope' report '" + dat + "'");
+    ASSERT_EQ(report.status, 0);
+    static const std::regex re(R"(tgid-check tid=(\d+) tgid=(\d+))");
+    std::map<int64_t, int64_t> written;
+    for (std::sregex_iterator it(report.out.begin(), report.out.end(), re), end; it != end; ++it)
+        written[std::stoll((*it)[1])] = std::stoll((*it)[2]);
+    ASSERT_EQ(written.size(), 17u);
+
+    Decoded d = check_conversion({dat});
+    size_t threaded = 0;
+    for (const auto& [tid, tgid] : written) {
+        ASSERT_TRUE(d.tgids[0].count(tid)) << "thread " << tid << " is in the ProcessTree";
+        EXPECT_EQ(d.tgids[0][tid], tgid) << "thread " << tid;
+        if (tid != tgid) {
+            ++threaded;
+            EXPECT_TRUE(d.processes[0].count(tgid)) << "process " << tgid << " is listed";
+            EXPECT_FALSE(d.processes[0][tgid].empty()) << "process " << tgid << " has its name";
+        }
+    }
+    EXPECT_EQ(threaded, 12u);
 }
 
 TEST(PerfettoConvert, DroppedEventsAreFtraceStats) {
