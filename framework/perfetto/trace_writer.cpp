@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <fcntl.h>
@@ -308,17 +309,17 @@ struct TraceWriter::Impl {
             names.try_emplace(c.pid);  // a task made in the trace whose name was not saved
         }
         std::string tree, entry, body, tail;
-        std::map<int, std::string_view> leaders;  // processes that have a thread besides the leader
+        std::set<int> leaders;  // processes that have a thread besides the leader
         for (const auto& [pid, comm] : names) {
             const int32_t tgid = in.tgids->tgid(pid);
-            if (tgid != pid) leaders.try_emplace(tgid);
+            if (tgid != pid) leaders.insert(tgid);
             entry.clear();
             put_int(entry, field::kThreadTid, pid);
             if (!comm.empty()) put_bytes(entry, field::kThreadName, comm);
             put_int(entry, field::kThreadTgid, tgid);
             put_bytes(tree, field::kTreeThreads, entry);
         }
-        for (auto& [tgid, comm] : leaders) {
+        for (const int tgid : leaders) {
             entry.clear();
             put_int(entry, field::kProcessPid, tgid);
             if (auto it = names.find(tgid); it != names.end() && !it->second.empty())
