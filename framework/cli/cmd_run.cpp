@@ -12,26 +12,23 @@
 #include <nlohmann/json.hpp>
 
 #include <ringscope/selection.hpp>
-#include <ringscope/text_escape.hpp>
 #include <ringscope/trace.hpp>
 
 #include "framework/api/read_position.hpp"
 #include "framework/cli/cli_context.hpp"
-#include "framework/cli/view_session.hpp"
+#include "framework/cli/run_inputs.hpp"
+#include "framework/cli/run_outputs.hpp"
+#include "framework/cli/run_pass.hpp"
 #include "framework/config/analysis_catalog.hpp"
 #include "framework/config/analysis_pass.hpp"
 #include "framework/config/run_config.hpp"
 #include "framework/io/atomic_output.hpp"
 #include "framework/io/mapped_file.hpp"
 #include "framework/io/trace_dat_types.hpp"
-#include "framework/perfetto/trace_writer.hpp"
 #include "framework/plugin/plugin_paths.hpp"
 #include "framework/results/table_json.hpp"
-#include "framework/sinks/html_report.hpp"
 #include "framework/sinks/output_check.hpp"
-#include "framework/sinks/perfetto_sink.hpp"
 #include "framework/sinks/progress_bar.hpp"
-#include "framework/sinks/sqlite_sink.hpp"
 #include "framework/symbols/guest_symbols.hpp"
 #include "framework/symbols/resolver_registry.hpp"
 
@@ -96,470 +93,323 @@ void load_plugins(const config::RunConfig& c, const CliContext& ctx, plugin::Plu
     for (const auto& d : host.diagnostics()) errors.push_back({c.plugins_pos, d});
 }
 
-// A command-backed analysis's JSON -> tables for the text and CSV outputs: arrays of objects become
-// tables, objects one-row tables, named "<analysis>.<key>" unless the key is already a full name.
-std::vector<ResultTable> result_tables(const std::string& name, const json& r) {
-    std::vector<ResultTable> out;
-    if (!r.is_object()) return out;
-    for (const auto& [k, v] : r.items()) {
-        json rows = v.is_object() ? json::array({v}) : v;
-        if (!rows.is_array() || rows.empty() || !rows[0].is_object()) continue;
-        ResultTable t;
-        t.name = k.find('.') != std::string::npos ? k : name + "." + k;
-        for (const auto& [col, x] : rows[0].items()) t.columns.push_back(col);
-        for (const auto& row : rows) {
-            std::vector<Cell> cells;
-            for (const auto& col : t.columns) {
-                const json& x = row.contains(col) ? row[col] : json();
-                if (x.is_string())
-                    cells.emplace_back(x.get<std::string>());
-                else if (x.is_number_unsigned())
-                    cells.emplace_back(x.get<uint64_t>());
-                else if (x.is_number_integer())
-                    cells.emplace_back(x.get<int64_t>());
-                else if (x.is_number_float())
-                    cells.emplace_back(x.get<double>());
-                else if (x.is_null())
-                    cells.emplace_back(std::monostate{});
-                else
-                    cells.emplace_back(x.dump());
-            }
-            t.rows.push_back(std::move(cells));
-        }
-        out.push_back(std::move(t));
-    }
-    return out;
-}
-
 std::string params_text(const AnalysisParams& p) {
     std::string s;
     for (const auto& [k, v] : p.values) s += (s.empty() ? "" : ", ") + k + "=" + v;
     return s.empty() ? "none" : s;
 }
 
-// What one analysis gave: its tables (text, CSV) and their JSON.
-struct AnalysisOutcome {
-    std::string name;
-    json doc;
-    std::vector<ResultTable> tables;
-};
-
-// How far the event pass has read, over all inputs.
-api::ReadPosition read_position(std::vector<Trace>& traces) {
-    api::ReadPosition sum;
-    for (auto& t : traces) {
-        api::ReadPosition p = api::read_position(t);
-        sum.bytes_loaded += p.bytes_loaded;
-        sum.bytes_total += p.bytes_total;
-        sum.pages_total += p.pages_total;
-    }
-    return sum;
-}
-
-// The outputs a run file names, by key.
-std::vector<std::pair<const char*, const std::string*>> output_files(const config::OutputSpec& o) {
-    std::vector<std::pair<const char*, const std::string*>> out;
-    for (auto [key, p] : {std::pair{"text", &o.text},
-                          {"json", &o.json},
-                          {"csv", &o.csv},
-                          {"sqlite", &o.sqlite},
-                          {"perfetto", &o.perfetto},
-                          {"html", &o.html},
-                          {"perfetto-trace", &o.perfetto_trace}})
-        if (!p->empty()) out.emplace_back(key, p);
-    return out;
-}
-
-// Writes a complete output under its temporary name; the run renames them all at its end.
-template <class Write>
-Status write_pending(std::vector<std::unique_ptr<io::AtomicOutput>>& pending, const std::string& path,
-                     Write write) {
-    auto out = std::make_unique<io::AtomicOutput>(path);
-    auto file = out->open();
-    if (!file) return file.error();
-    write(*file);
-    if (Status s = out->close(); !s) return s;
-    pending.push_back(std::move(out));
-    return {};
-}
-
-Status write_pending_text(std::vector<std::unique_ptr<io::AtomicOutput>>& pending, const std::string& path,
-                          std::string_view text) {
-    return write_pending(pending, path, [&](std::FILE* f) { std::fwrite(text.data(), 1, text.size(), f); });
-}
-
-// The html output: `view --export`'s page of FILES with RESULTS (HTML) under it; RUN (JSON) names
-// the run in the page's header and title.
-Expected<view::ExportPage> html_page(CliContext& ctx, const std::vector<std::string>& files,
-                                     const std::string& results, const std::string& run) {
-    auto session = ViewSession::open(ctx, files, {});
-    if (!session) return session.error();
-    return view::build_export((*session)->api(), (*session)->index(), (*session)->events(), results,
-                              ViewSession::export_cap(), run);
-}
-
-}  // namespace
-
-int run_run(CliContext& ctx, const std::vector<std::string>& args) {
+// What the command line says.
+struct RunArgs {
     std::string path;
     std::vector<std::string> sets, input_files;
     std::vector<std::string> sel_words;  // the selection as given, for command-backed analyses
     EventSelection sel;
     bool check_only = false, quiet = false;
+};
+
+// Fills A from ARGS; an exit code when the command ends here (help, a usage error).
+std::optional<int> parse_args(CliContext& ctx, const std::vector<std::string>& args, RunArgs& a) {
     for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
+        const std::string& w = args[i];
         std::string sel_error;
         const size_t first = i;
-        const SelectionParse sp = parse_selection_option(args, i, sel, sel_error);
+        const SelectionParse sp = parse_selection_option(args, i, a.sel, sel_error);
         if (sp == SelectionParse::error) {
             ctx.error("run: " + sel_error);
             return kExitUsage;
         }
         if (sp == SelectionParse::ok) {
-            sel_words.insert(sel_words.end(), args.begin() + first, args.begin() + i + 1);
+            a.sel_words.insert(a.sel_words.end(), args.begin() + first, args.begin() + i + 1);
             continue;
         }
-        if (a == "-h" || a == "--help") {
+        if (w == "-h" || w == "--help") {
             std::fputs(kUsage, stdout);
             std::fputs(selection_usage(), stdout);
             return kExitOk;
-        } else if (a == "--set" && i + 1 < args.size()) {
-            sets.push_back(args[++i]);
-        } else if (a.rfind("--set=", 0) == 0) {
-            sets.push_back(a.substr(6));
-        } else if (a == "--check") {
-            check_only = true;
-        } else if (a == "--quiet" || a == "-q") {
-            quiet = true;
-        } else if (!a.empty() && a[0] == '-') {
-            ctx.error("run: unknown or incomplete option '" + a + "'\n" + kUsage);
+        } else if (w == "--set" && i + 1 < args.size()) {
+            a.sets.push_back(args[++i]);
+        } else if (w.rfind("--set=", 0) == 0) {
+            a.sets.push_back(w.substr(6));
+        } else if (w == "--check") {
+            a.check_only = true;
+        } else if (w == "--quiet" || w == "-q") {
+            a.quiet = true;
+        } else if (!w.empty() && w[0] == '-') {
+            ctx.error("run: unknown or incomplete option '" + w + "'\n" + kUsage);
             return kExitUsage;
-        } else if (path.empty()) {
-            path = a;
+        } else if (a.path.empty()) {
+            a.path = w;
         } else {
-            input_files.push_back(a);
+            a.input_files.push_back(w);
         }
     }
-    if (path.empty()) {
+    if (a.path.empty()) {
         std::fputs(kUsage, stderr);
         return kExitUsage;
     }
-    if (auto what = not_a_run_file(path)) {
+    if (auto what = not_a_run_file(a.path)) {
         ctx.error("run: " + *what);
         return kExitRuntime;
     }
-    if (sel.lists_times()) {
+    if (a.sel.lists_times()) {
         ctx.error("run: --first-event/--last-event list times: use them with report or an analysis command");
         return kExitUsage;
     }
+    return std::nullopt;
+}
 
-    // Validation: everything before any work, every error at once.
-    std::vector<config::Diagnostic> errors;
-    config::RunConfig cfg = config::load_run_config(path, sets, errors, !input_files.empty());
-    if (!input_files.empty()) {
-        cfg.inputs.clear();
-        for (size_t i = 0; i < input_files.size(); ++i) {
-            const config::SourcePos at{"command line", 1, static_cast<int>(i + 1)};
-            std::error_code ec;
-            if (!fs::is_regular_file(input_files[i], ec)) {
-                errors.push_back({at, "input '" + input_files[i] + "' does not exist or is not a file"});
-                continue;
-            }
-            cfg.inputs.push_back({input_files[i], fs::path(input_files[i]).stem().string(), at});
-        }
-    }
-    quiet = quiet || cfg.quiet;
+// A run, validated: what the pass and the outputs need.
+struct Run {
+    RunArgs args;
+    config::RunConfig cfg;
     plugin::PluginHost host;
     config::AnalysisCatalog catalog;
     config::AnalysisPass pass;
     symbols::ResolverRegistry resolvers;
-    std::vector<std::string> files, filters;
-    for (const auto& in : cfg.inputs) files.push_back(in.path);
-    for (const auto& f : cfg.filters) filters.push_back(f.text);
-    {
-        load_plugins(cfg, ctx, host, errors);
-        catalog.add_registered(host);
-        catalog.add_command_backed(host);
-        config::resolve_analyses(cfg, catalog, errors);
-        // Event analyses get their handlers now: a plugin that refuses the parameters is a
-        // validation error like the others.
-        for (const auto& run : cfg.analyses) {
-            const config::CatalogEntry* e = catalog.find(run.name);
-            if (e && !e->command.empty() && !e->takes_selection && sel.selects() && !quiet)
-                std::fprintf(stderr, "run: %s reads no events: the selection does not apply to it\n",
-                             run.name.c_str());
-            if (!e || !e->command.empty()) continue;
-            if (!pass.add(e->spec, run.params)) {
-                std::string bounds;
-                for (const auto& p : e->spec.params) bounds += "; " + p.name + ": " + p.doc;
-                errors.push_back({run.pos, run.name + ": the plugin '" + e->plugin +
-                                               "' refused the parameters (" + params_text(run.params) + ")" +
-                                               bounds});
-            }
-        }
-        for (const auto& r : host.resolvers()) resolvers.add(r.domain, r.resolver);
-        for (const auto& s : cfg.symbols) {
-            auto r = symbols::load_symbol_file(s.path);
-            if (!r)
-                errors.push_back({s.pos, r.error().to_string()});
-            else
-                resolvers.add(s.domain, *r);
-        }
-        // The event pass reads trace.dat files only; other inputs (Intel PT) feed their own analyses.
-        if (!pass.empty() || !cfg.outputs.sqlite.empty() || !cfg.outputs.perfetto.empty() ||
-            !cfg.outputs.perfetto_trace.empty() || !cfg.outputs.html.empty()) {
-            for (const auto& in : cfg.inputs) {
-                auto f = io::MappedFile::open(in.path);
-                if (f && !io::has_trace_dat_magic((*f)->bytes()))
-                    errors.push_back({in.pos, "input '" + in.path +
-                                                  "' is not a trace.dat file: the event analyses and the "
-                                                  "sqlite, perfetto and html outputs read trace.dat only"});
-            }
-        }
-        // Filters are checked against the first trace.dat input's event formats (Intel PT
-        // streams have none).
-        const config::InputSpec* events_input = nullptr;
-        for (const auto& in : cfg.inputs) {
-            auto f = io::MappedFile::open(in.path);
-            if (f && io::has_trace_dat_magic((*f)->bytes())) {
-                events_input = &in;
-                break;
-            }
-        }
-        if (events_input && (!cfg.filters.empty() || sel.selects())) {
-            TraceOpenOptions o;
-            o.load_plugins = false;
-            auto t = Trace::open(events_input->path, o);
-            if (!t) {
-                errors.push_back({events_input->pos, t.error().to_string()});
-            } else {
-                for (const auto& f : cfg.filters)
-                    if (Status s = t->add_filter(f.text); !s)
-                        errors.push_back({f.pos, "bad filter: " + s.error().to_string()});
-                if (Status s = t->select(sel); !s)
-                    errors.push_back({{"command line", 1, 1}, "bad selection: " + s.error().to_string()});
-            }
-        }
-    }
-    {
-        // Outputs must not destroy an input, this file, a device node or each other.
-        std::vector<std::string> reads{path}, keys, outs;
-        for (const auto& in : cfg.inputs) reads.push_back(in.path);
-        for (const auto& s : cfg.symbols) reads.push_back(s.path);
-        for (const auto& [key, out] : output_files(cfg.outputs)) {
-            keys.push_back(key);
-            outs.push_back(*out);
-        }
-        for (auto& [i, e] : sinks::output_problems(outs, reads)) {
-            auto at = cfg.outputs.pos.find(keys[i]);
-            errors.push_back({at != cfg.outputs.pos.end() ? at->second : config::SourcePos{path},
-                              "outputs." + keys[i] + ": " + e.message()});
-        }
-    }
-    if (!errors.empty()) {
-        // In file order; --set errors after the file's.
-        std::stable_sort(errors.begin(), errors.end(),
-                         [&](const config::Diagnostic& a, const config::Diagnostic& b) {
-                             bool fa = a.pos.file == path, fb = b.pos.file == path;
-                             if (fa != fb) return fa;
-                             return std::tie(a.pos.file, a.pos.line, a.pos.column) <
-                                    std::tie(b.pos.file, b.pos.line, b.pos.column);
-                         });
-        for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
-        std::fprintf(stderr, "%s run: %zu error%s, nothing was run\n", ctx.program.c_str(), errors.size(),
-                     errors.size() == 1 ? "" : "s");
-        return kExitUsage;
-    }
-    if (check_only) {
-        if (!quiet)
-            std::fprintf(stderr, "%s: ok (%zu inputs, %zu analyses)\n", path.c_str(), cfg.inputs.size(),
-                         cfg.analyses.size());
-        return kExitOk;
-    }
+    std::vector<RunFilter> filters;
+    std::vector<std::unique_ptr<DecodedInput>> decoded;
 
-    auto fail = [&](const Error& e) {
-        std::fprintf(stderr, "%s run: %s\n", ctx.program.c_str(), e.to_string().c_str());
-        return kExitRuntime;
-    };
-    for (const auto& [key, o] : output_files(cfg.outputs)) {
-        fs::path parent = fs::path(*o).parent_path();
+    bool wants_pass() const {
+        const config::OutputSpec& o = cfg.outputs;
+        return !pass.empty() || !o.sqlite.empty() || !o.perfetto.empty() || !o.perfetto_trace.empty() ||
+               !o.html.empty();
+    }
+    std::vector<std::string> trace_dat_inputs() const {
+        std::vector<std::string> out;
+        for (const auto& in : cfg.inputs)
+            if (is_trace_dat_file(in.path)) out.push_back(in.path);
+        return out;
+    }
+};
+
+// The file's inputs, or the command line's instead.
+void replace_inputs(Run& r, std::vector<config::Diagnostic>& errors) {
+    const auto& files = r.args.input_files;
+    if (files.empty()) return;
+    // Options stay with the first input (the file's way to give a decoder's options to FILEs).
+    std::vector<config::PluginOptionSpec> options;
+    if (!r.cfg.inputs.empty()) options = r.cfg.inputs.front().options;
+    r.cfg.inputs.clear();
+    for (size_t i = 0; i < files.size(); ++i) {
+        const config::SourcePos at{"command line", 1, static_cast<int>(i + 1)};
         std::error_code ec;
-        if (!o->empty() && !parent.empty() && !fs::create_directories(parent, ec) && ec)
-            return fail(Error(Errc::io, parent.string() + ": " + ec.message()));
+        if (!fs::is_regular_file(files[i], ec)) {
+            errors.push_back({at, "input '" + files[i] + "' does not exist or is not a file"});
+            continue;
+        }
+        r.cfg.inputs.push_back({files[i], fs::path(files[i]).stem().string(), at, options});
     }
-    sinks::ProgressBar progress(!quiet);
-    const uint64_t pages_before = api::pages_loaded_in_process();
+}
 
-    // One pass over the events feeds the event outputs and every event analysis; temporaries until
-    // the end.
-    sinks::RunSummary summary;
-    std::vector<sinks::EventSink*> event_sinks{&summary};
-    std::unique_ptr<sinks::SqliteSink> sqlite;
-    std::unique_ptr<sinks::PerfettoSink> perfetto;
-    if (!cfg.outputs.sqlite.empty()) {
-        auto s = sinks::SqliteSink::create(cfg.outputs.sqlite);
-        if (!s) return fail(s.error());
-        sqlite = std::move(*s);
-        event_sinks.push_back(sqlite.get());
+// Event analyses get their handlers now: a plugin that refuses the parameters is a validation
+// error like the others.
+void check_analyses(Run& r, std::vector<config::Diagnostic>& errors) {
+    for (const auto& run : r.cfg.analyses) {
+        const config::CatalogEntry* e = r.catalog.find(run.name);
+        if (e && !e->command.empty() && !e->takes_selection && r.args.sel.selects() && !r.args.quiet)
+            std::fprintf(stderr, "run: %s reads no events: the selection does not apply to it\n",
+                         run.name.c_str());
+        if (!e || !e->command.empty()) continue;
+        if (!r.pass.add(e->spec, run.params)) {
+            std::string bounds;
+            for (const auto& p : e->spec.params) bounds += "; " + p.name + ": " + p.doc;
+            errors.push_back({run.pos, run.name + ": the plugin '" + e->plugin +
+                                           "' refused the parameters (" + params_text(run.params) + ")" +
+                                           bounds});
+        }
     }
-    if (!cfg.outputs.perfetto.empty()) {
-        auto s = sinks::PerfettoSink::create(cfg.outputs.perfetto);
-        if (!s) return fail(s.error());
-        perfetto = std::move(*s);
-        event_sinks.push_back(perfetto.get());
-    }
-    std::unique_ptr<perfetto::TraceWriter> perfetto_trace;
-    if (!cfg.outputs.perfetto_trace.empty()) {
-        perfetto::WriterOptions wopts;
-        wopts.compact_sched = cfg.outputs.perfetto_compact_sched;
-        auto w = perfetto::TraceWriter::create(cfg.outputs.perfetto_trace, wopts);
-        if (!w) return fail(w.error());
-        perfetto_trace = std::move(*w);
-    }
-    std::vector<config::AnalysisTables> pass_tables;
-    api::ReadPosition read;
-    uint64_t events = 0;
-    // Analyses of other inputs (Intel PT) need no event pass when nothing else asks for one.
-    if (!pass.empty() || sqlite || perfetto || perfetto_trace || !cfg.outputs.html.empty()) {
+}
+
+// Inputs other than trace.dat are opened now, through their decoders with their options; the
+// filters must each reach some input (the trace.dat ones are opened to check them).
+void check_inputs(Run& r, std::vector<config::Diagnostic>& errors) {
+    std::vector<FilterReach> reaches;
+    EventSelection rest = r.args.sel;
+    rest.filters.clear();
+    const bool filtered = !r.filters.empty() || r.args.sel.selects();
+    for (size_t i = 0; i < r.cfg.inputs.size(); ++i) {
+        const config::InputSpec& in = r.cfg.inputs[i];
+        if (!is_trace_dat_file(in.path)) {
+            if (!r.wants_pass() && in.options.empty()) continue;  // read by command-backed analyses only
+            auto d = open_decoded_input(r.cfg, i, r.host, r.resolvers, r.filters, r.args.sel, errors);
+            if (!d) continue;
+            reaches.push_back(d->reach);
+            r.decoded.push_back(std::move(d));
+            continue;
+        }
+        if (!in.options.empty())
+            errors.push_back(
+                {in.options.front().name_pos,
+                 "options are for inputs a plugin decoder reads; '" + in.path + "' is a trace.dat file"});
+        if (!filtered) continue;
         TraceOpenOptions o;
         o.load_plugins = false;
-        o.resolvers = &resolvers;
-        std::vector<Trace> traces;
-        for (size_t i = 0; i < cfg.inputs.size(); ++i) {
-            auto t = Trace::open(cfg.inputs[i].path, o);
-            if (!t) return fail(t.error());
-            for (const auto& f : filters)
-                if (Status s = t->add_filter(f); !s) return fail(s.error());
-            if (Status s = t->select(sel); !s) return fail(s.error());
-            for (auto* s : event_sinks)
-                if (Status st = s->add_input(static_cast<int>(i), cfg.inputs[i].name, cfg.inputs[i].path,
-                                             t->cpu_count());
-                    !st)
-                    return fail(st.error());
-            if (perfetto_trace) perfetto_trace->add_input(static_cast<int>(i), api::trace_file(*t));
-            traces.push_back(std::move(*t));
+        auto t = Trace::open(in.path, o);
+        if (!t) {
+            errors.push_back({in.pos, t.error().to_string()});
+            continue;
         }
-        std::vector<Trace*> ptrs;
-        for (auto& t : traces) ptrs.push_back(&t);
-        progress.stage("events");
-        if (!traces.empty()) pass.begin(traces.front().context());
-        Trace::iterate_multi(ptrs, [&](Trace& t, const Event& ev, int) {
-            int input = static_cast<int>(&t - traces.data());
-            for (auto* s : event_sinks) s->on_event(input, ev);
-            if (perfetto_trace) perfetto_trace->on_event(input, ev.cpu(), ev);
-            pass.on_event(ev);
-            if ((++events & 255) == 0 && progress.enabled()) {
-                api::ReadPosition p = read_position(traces);
-                progress.update(events, p.bytes_loaded, p.bytes_total);
-            }
-            return 0;
-        });
-        for (auto& t : traces)
-            if (!t.status()) return fail(t.status().error());
-        read = read_position(traces);
-        pass_tables = pass.end();
+        reaches.push_back(
+            reach_filters(r.filters, [&](const RunFilter& f) { return t->add_filter(f.text, f.negate); }));
+        if (Status s = t->select(rest); !s)
+            errors.push_back({{"command line", 1, 1}, "bad selection: " + s.error().to_string()});
     }
+    check_filter_reach(r.filters, reaches, errors);
+    if (!r.cfg.outputs.html.empty() && r.trace_dat_inputs().empty())
+        errors.push_back(
+            {r.cfg.outputs.pos["html"],
+             "outputs.html: its timeline shows trace.dat inputs, and none of the inputs is one"});
+}
 
+// Outputs must not destroy an input, this file, a device node or each other.
+void check_outputs(const Run& r, std::vector<config::Diagnostic>& errors) {
+    std::vector<std::string> reads{r.args.path}, keys, outs;
+    for (const auto& in : r.cfg.inputs) reads.push_back(in.path);
+    for (const auto& s : r.cfg.symbols) reads.push_back(s.path);
+    for (const auto& [key, out] : output_files(r.cfg.outputs)) {
+        keys.push_back(key);
+        outs.push_back(*out);
+    }
+    for (auto& [i, e] : sinks::output_problems(outs, reads)) {
+        auto at = r.cfg.outputs.pos.find(keys[i]);
+        errors.push_back({at != r.cfg.outputs.pos.end() ? at->second : config::SourcePos{r.args.path},
+                          "outputs." + keys[i] + ": " + e.message()});
+    }
+}
+
+// Validation: everything before any work, every error at once (an empty list: go on).
+std::vector<config::Diagnostic> validate(CliContext& ctx, Run& r) {
+    std::vector<config::Diagnostic> errors;
+    r.cfg = config::load_run_config(r.args.path, r.args.sets, errors, !r.args.input_files.empty());
+    replace_inputs(r, errors);
+    r.args.quiet = r.args.quiet || r.cfg.quiet;
+    r.filters = run_filters(r.cfg, r.args.sel);
+    load_plugins(r.cfg, ctx, r.host, errors);
+    r.catalog.add_registered(r.host);
+    r.catalog.add_command_backed(r.host);
+    config::resolve_analyses(r.cfg, r.catalog, errors);
+    check_analyses(r, errors);
+    for (const auto& res : r.host.resolvers()) r.resolvers.add(res.domain, res.resolver);
+    for (const auto& s : r.cfg.symbols) {
+        auto res = symbols::load_symbol_file(s.path);
+        if (!res)
+            errors.push_back({s.pos, res.error().to_string()});
+        else
+            r.resolvers.add(s.domain, *res);
+    }
+    check_inputs(r, errors);
+    check_outputs(r, errors);
+    // In file order; --set errors after the file's.
+    std::stable_sort(errors.begin(), errors.end(),
+                     [&](const config::Diagnostic& a, const config::Diagnostic& b) {
+                         bool fa = a.pos.file == r.args.path, fb = b.pos.file == r.args.path;
+                         if (fa != fb) return fa;
+                         return std::tie(a.pos.file, a.pos.line, a.pos.column) <
+                                std::tie(b.pos.file, b.pos.line, b.pos.column);
+                     });
+    return errors;
+}
+
+// The command-backed analyses (a plugin's command, its JSON as tables) and the pass's, in the
+// file's order.
+Expected<std::vector<AnalysisOutcome>> analyses(Run& r, std::vector<config::AnalysisTables>& pass_tables,
+                                                sinks::ProgressBar& progress) {
+    std::vector<std::string> files;
+    for (const auto& in : r.cfg.inputs) files.push_back(in.path);
     std::vector<AnalysisOutcome> results;
-    for (const auto& run : cfg.analyses) {
-        const config::CatalogEntry* e = catalog.find(run.name);
+    for (const auto& run : r.cfg.analyses) {
+        const config::CatalogEntry* e = r.catalog.find(run.name);
         if (e->command.empty()) {
             for (auto& t : pass_tables)
                 if (t.name == run.name) {
-                    json doc = results::tables_json(t.tables);
+                    nlohmann::ordered_json doc = results::tables_json(t.tables);
                     results.push_back({run.name, std::move(doc), std::move(t.tables)});
                 }
             continue;
         }
         progress.stage(run.name);
-        std::vector<std::string> selection = sel_words;
-        for (const auto& f : cfg.filters) selection.insert(selection.end(), {"-F", f.text});
-        auto r = config::run_command_analysis(*e, run.params, selection, files, host, resolvers);
-        if (!r) return fail(r.error());
-        std::vector<ResultTable> tables = result_tables(run.name, r->json);
-        results.push_back({run.name, std::move(r->json), std::move(tables)});
+        std::vector<std::string> selection = r.args.sel_words;
+        for (const auto& f : r.cfg.filters) selection.insert(selection.end(), {"-F", f.text});
+        auto res = config::run_command_analysis(*e, run.params, selection, files, r.host, r.resolvers);
+        if (!res) return res.error();
+        std::vector<ResultTable> tables = result_tables(run.name, res->json);
+        results.push_back({run.name, std::move(res->json), std::move(tables)});
     }
+    return results;
+}
+
+// The run itself, once validated: the pass, the analyses, the outputs renamed into place together.
+int execute(CliContext& ctx, Run& r) {
+    auto fail = [&](const Error& e) {
+        std::fprintf(stderr, "%s run: %s\n", ctx.program.c_str(), e.to_string().c_str());
+        return kExitRuntime;
+    };
+    for (const auto& [key, o] : output_files(r.cfg.outputs)) {
+        fs::path parent = fs::path(*o).parent_path();
+        std::error_code ec;
+        if (!o->empty() && !parent.empty() && !fs::create_directories(parent, ec) && ec)
+            return fail(Error(Errc::io, parent.string() + ": " + ec.message()));
+    }
+    sinks::ProgressBar progress(!r.args.quiet);
+    const uint64_t pages_before = api::pages_loaded_in_process();
+    EventOutputs events;
+    if (Status s = events.create(r.cfg.outputs); !s) return fail(s.error());
+    PassResult pass;
+    if (r.wants_pass()) {
+        auto p =
+            run_event_pass(r.cfg, r.decoded, r.filters, r.args.sel, r.resolvers, r.pass, events, progress);
+        if (!p) return fail(p.error());
+        pass = std::move(*p);
+    }
+    auto results = analyses(r, pass.tables, progress);
+    if (!results) return fail(results.error());
     const uint64_t pages_loaded = api::pages_loaded_in_process() - pages_before;
     progress.stage("outputs");
-
     // Everything computed: the outputs are completed under temporary names, then renamed into
     // place together, so a failure leaves none of them behind.
     std::vector<std::unique_ptr<io::AtomicOutput>> pending;
-    if (sqlite)
-        if (Status s = sqlite->finish(); !s) return fail(s.error());
-    if (perfetto)
-        if (Status s = perfetto->finish(); !s) return fail(s.error());
-    if (perfetto_trace)
-        if (Status s = perfetto_trace->finish(); !s) return fail(s.error());
-    std::vector<ResultTable> tables;
-    for (const auto& r : results) tables.insert(tables.end(), r.tables.begin(), r.tables.end());
-    if (!cfg.outputs.text.empty())
-        if (Status s = write_pending(pending, cfg.outputs.text,
-                                     [&](std::FILE* f) { write_tables(f, tables, TableFormat::text); });
-            !s)
-            return fail(s.error());
-    if (!cfg.outputs.csv.empty())
-        if (Status s = write_pending(pending, cfg.outputs.csv,
-                                     [&](std::FILE* f) { write_tables(f, tables, TableFormat::csv); });
-            !s)
-            return fail(s.error());
-    if (!cfg.outputs.json.empty()) {
-        json doc;
-        doc["title"] = escaped(cfg.title, TextTarget::utf8);
-        doc["inputs"] = json::array();
-        for (const auto& [i, in] : summary.inputs())
-            doc["inputs"].push_back({{"name", escaped(in.name, TextTarget::utf8)},
-                                     {"path", escaped(in.path, TextTarget::utf8)},
-                                     {"cpus", in.cpus},
-                                     {"events", in.events},
-                                     {"first_ts", in.first_ts},
-                                     {"last_ts", in.last_ts}});
-        doc["analyses"] = json::object();
-        for (const auto& r : results) doc["analyses"][r.name] = r.doc;
-        // One pass: the event analyses and outputs share one read of the CPU data.
-        doc["reading"] = {{"events", events},
-                          {"cpu_data_bytes", read.bytes_total},
-                          {"cpu_data_pages", read.pages_total},
-                          {"pages_loaded", pages_loaded}};
-        if (Status s = write_pending_text(pending, cfg.outputs.json, doc.dump(2) + "\n"); !s)
-            return fail(s.error());
-    }
-    if (!cfg.outputs.html.empty()) {
-        progress.stage("html");
-        std::string title =
-            cfg.title.empty() ? "ringscope run: " + fs::path(path).filename().string() : cfg.title;
-        std::vector<sinks::NamedResult> named;
-        for (const auto& r : results) named.emplace_back(r.name, r.doc);
-        // The viewer's page of the inputs with the results under it: its own pass over the files.
-        const json run = {{"title", escaped(cfg.title, TextTarget::utf8)},
-                          {"config", escaped(fs::path(path).filename().string(), TextTarget::utf8)}};
-        auto page = html_page(ctx, files, sinks::render_results_html(title, summary, named), run.dump());
-        if (!page) return fail(page.error());
-        if (page->result.coarser)
-            std::fprintf(stderr, "%s run: %s: %s\n", ctx.program.c_str(), cfg.outputs.html.c_str(),
-                         view::coarser_note(page->result, ViewSession::export_cap()).c_str());
-        if (Status s = write_pending(pending, cfg.outputs.html, [&](std::FILE* f) { page->write(f); }); !s)
-            return fail(s.error());
-    }
-    for (sinks::EventSink* s :
-         {static_cast<sinks::EventSink*>(sqlite.get()), static_cast<sinks::EventSink*>(perfetto.get())})
-        if (s)
-            if (Status st = s->commit(); !st) return fail(st.error());
+    if (Status s = events.finish(); !s) return fail(s.error());
+    const ReadingStats reading{pass.events, pass.read.bytes_total, pass.read.pages_total, pages_loaded};
+    if (Status s = write_result_outputs(ctx, r.cfg, r.args.path, *results, events.summary, reading,
+                                        r.trace_dat_inputs(), progress, pending);
+        !s)
+        return fail(s.error());
+    if (Status s = events.commit(); !s) return fail(s.error());
     for (auto& out : pending)
         if (Status s = out->commit(); !s) return fail(s.error());
     progress.finish();
-    if (!quiet) {
+    if (!r.args.quiet) {
         std::fprintf(stderr, "%s: %llu events, %zu analyses, %s of CPU data read (%llu of %llu pages)\n",
-                     path.c_str(), static_cast<unsigned long long>(summary.total_events()), results.size(),
-                     sinks::ProgressBar::bytes_text(read.bytes_total).c_str(),
+                     r.args.path.c_str(), static_cast<unsigned long long>(events.summary.total_events()),
+                     results->size(), sinks::ProgressBar::bytes_text(pass.read.bytes_total).c_str(),
                      static_cast<unsigned long long>(pages_loaded),
-                     static_cast<unsigned long long>(read.pages_total));
-        for (const std::string* o :
-             {&cfg.outputs.text, &cfg.outputs.json, &cfg.outputs.csv, &cfg.outputs.sqlite,
-              &cfg.outputs.perfetto, &cfg.outputs.html, &cfg.outputs.perfetto_trace})
-            if (!o->empty()) std::fprintf(stderr, "  wrote %s\n", o->c_str());
+                     static_cast<unsigned long long>(pass.read.pages_total));
+        for (const auto& [key, o] : output_files(r.cfg.outputs))
+            std::fprintf(stderr, "  wrote %s\n", o->c_str());
     }
     return kExitOk;
+}
+
+}  // namespace
+
+int run_run(CliContext& ctx, const std::vector<std::string>& args) {
+    Run r;
+    if (auto code = parse_args(ctx, args, r.args)) return *code;
+    const std::vector<config::Diagnostic> errors = validate(ctx, r);
+    if (!errors.empty()) {
+        for (const auto& e : errors) std::fprintf(stderr, "%s\n", e.to_string().c_str());
+        std::fprintf(stderr, "%s run: %zu error%s, nothing was run\n", ctx.program.c_str(), errors.size(),
+                     errors.size() == 1 ? "" : "s");
+        return kExitUsage;
+    }
+    if (r.args.check_only) {
+        if (!r.args.quiet)
+            std::fprintf(stderr, "%s: ok (%zu inputs, %zu analyses)\n", r.args.path.c_str(),
+                         r.cfg.inputs.size(), r.cfg.analyses.size());
+        return kExitOk;
+    }
+    return execute(ctx, r);
 }
 
 }  // namespace ringscope::cli

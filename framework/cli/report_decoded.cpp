@@ -25,20 +25,7 @@ namespace ringscope::cli {
 namespace {
 
 Decoder* choose(CliContext& ctx, std::span<const uint8_t> head, std::string_view input_format) {
-    Decoder* best = nullptr;
-    int best_score = 0;
-    for (const auto& d : ctx.plugins().decoders()) {
-        if (!input_format.empty()) {
-            if (d.decoder->format_name() == input_format) return d.decoder.get();
-            continue;
-        }
-        int score = d.decoder->probe(head);
-        if (score > best_score) {
-            best = d.decoder.get();
-            best_score = score;
-        }
-    }
-    return best;
+    return choose_decoder(ctx.plugins(), head, input_format);
 }
 
 // The kernel's format-file text for a decoder's event type, so the framework's print-fmt
@@ -143,6 +130,24 @@ void write_line(output::ReportLineWriter& lines, output::EventRecordWriter* json
 }
 
 }  // namespace
+
+Decoder* choose_decoder(const plugin::PluginHost& host, std::span<const uint8_t> head,
+                        std::string_view input_format) {
+    Decoder* best = nullptr;
+    int best_score = 0;
+    for (const auto& d : host.decoders()) {
+        if (!input_format.empty()) {
+            if (d.decoder->format_name() == input_format) return d.decoder.get();
+            continue;
+        }
+        int score = d.decoder->probe(head);
+        if (score > best_score) {
+            best = d.decoder.get();
+            best_score = score;
+        }
+    }
+    return best;
+}
 
 bool wants_decoder(CliContext& ctx, const std::vector<std::string>& paths, std::string_view input_format) {
     if (paths.empty()) return false;

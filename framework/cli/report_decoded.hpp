@@ -2,6 +2,8 @@
 // printed in report's line layout, with plugin print overrides and the events' own print fmts.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,7 +12,16 @@
 #include "framework/cli/cli_context.hpp"
 #include "framework/cli/report_compat.hpp"
 
+namespace ringscope {
+class Decoder;
+}
+
 namespace ringscope::cli {
+
+// The decoder `input_format` names, or the one whose probe of `head` answers highest; null when
+// none claims the input.
+Decoder* choose_decoder(const plugin::PluginHost& host, std::span<const uint8_t> head,
+                        std::string_view input_format);
 
 // True when `path` is not a trace.dat file (no "\x17\x08\x44tracing" magic) and `input_format` is
 // empty or names a plugin decoder; then report_decoded() handles the whole command.

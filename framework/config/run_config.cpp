@@ -68,6 +68,15 @@ class Loader {
         YAML::Node cur = root;
         bool under_analyses = false;
         for (size_t i = 0; i < parts.size();) {
+            // A list's entry by its index (inputs.0.options.ipt.flow=branches).
+            if (cur.IsSequence() && i + 1 < parts.size() && !parts[i].empty() &&
+                parts[i].find_first_not_of("0123456789") == std::string::npos &&
+                std::stoull(parts[i].substr(0, 9)) < cur.size()) {
+                YAML::Node next = cur[std::stoull(parts[i])];
+                cur.reset(next);
+                ++i;
+                continue;
+            }
             if (!cur.IsMap() && !cur.IsNull()) {
                 errors_.push_back({where, "'" + key + "': '" + join(0, i) + "' is not a mapping"});
                 return;
@@ -250,9 +259,11 @@ class Loader {
             if (e.IsScalar()) {
                 in.path = e.Scalar();
             } else {
-                keys(e, "an input", {"path", "name"},
+                keys(e, "an input", {"path", "name", "options"},
                      [&](const std::string& k, const YAML::Node&, const YAML::Node& x) {
-                         if (auto s = scalar(x, "inputs." + k)) {
+                         if (k == "options") {
+                             load_input_options(x, in);
+                         } else if (auto s = scalar(x, "inputs." + k)) {
                              (k == "path" ? in.path : in.name) = *s;
                              if (k == "path") at.reset(x);  // = would assign into the input node
                          }
@@ -268,6 +279,51 @@ class Loader {
             if (in.name.empty()) in.name = fs::path(in.path).stem().string();
             if (check_file(at, in.path, "input")) c.inputs.push_back(std::move(in));
         }
+    }
+
+    // options: {PLUGIN: {NAME: VALUE, ...}, ...}; whether the plugin has the option is checked
+    // once the plugins are loaded.
+    void load_input_options(const YAML::Node& v, InputSpec& in) {
+        if (!v.IsMap()) {
+            if (!v.IsNull()) error(v, "an input's options must map a plugin's name to its options");
+            return;
+        }
+        for (const auto& by_plugin : v) {
+            auto plugin = scalar(by_plugin.first, "a plugin name");
+            if (!plugin) continue;
+            const YAML::Node& options = by_plugin.second;
+            if (!options.IsMap()) {
+                error(options, "options." + *plugin + " must map option names to values");
+                continue;
+            }
+            for (const auto& kv : options) {
+                auto name = scalar(kv.first, "an option name");
+                auto value = scalar(kv.second, "option '" + *plugin + "." + (name ? *name : "?") + "'");
+                if (!name || !value) continue;
+                // A key --set made has no place of its own: the --set's.
+                SourcePos name_pos = pos(kv.first);
+                if (name_pos.line == 0) name_pos = pos(kv.second);
+                in.options.push_back({*plugin, *name, resolve_option_files(*value), pos(kv.second), name_pos});
+            }
+        }
+    }
+    // Option values name files as report's -O does (FILE[:BASE],...): a relative FILE at the start
+    // of an item is relative to this file, as the inputs are, when it is there.
+    std::string resolve_option_files(const std::string& value) const {
+        std::string out;
+        for (size_t at = 0; at <= value.size();) {
+            size_t comma = value.find(',', at);
+            if (comma == std::string::npos) comma = value.size();
+            std::string item = value.substr(at, comma - at);
+            const size_t colon = item.find(':');
+            const std::string file = item.substr(0, colon);
+            std::error_code ec;
+            if (!file.empty() && fs::path(file).is_relative() && fs::is_regular_file(dir_ / file, ec))
+                item = resolve(file) + (colon == std::string::npos ? "" : item.substr(colon));
+            out += (at ? "," : "") + item;
+            at = comma + 1;
+        }
+        return out;
     }
 
     void load_symbols(const YAML::Node& v, RunConfig& c) {

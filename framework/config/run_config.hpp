@@ -25,10 +25,19 @@ struct Diagnostic {
     std::string to_string() const;  // "file:line:column: message"
 };
 
+// One option of the plugin decoder that reads an input (`options: {ipt: {elf: prog:0x400000}}`):
+// what `report -O PLUGIN:NAME=VALUE` sets for that input.
+struct PluginOptionSpec {
+    std::string plugin, name, value;
+    SourcePos pos;       // of the value
+    SourcePos name_pos;  // of the key
+};
+
 struct InputSpec {
     std::string path;  // resolved against the YAML file's folder
     std::string name;  // "host", a guest's name, or the file name
     SourcePos pos;
+    std::vector<PluginOptionSpec> options;  // for the plugin decoder that reads it
 };
 
 struct SymbolSpec {

@@ -408,6 +408,16 @@ void TraceWriter::add_input(int input, engine::TraceFile& file) {
     in.seq.machine = static_cast<uint32_t>(input);
 }
 
+void TraceWriter::add_input(int input, int cpus) {
+    auto& v = impl_->inputs;
+    while (static_cast<size_t>(input) >= v.size()) v.emplace_back();
+    Input& in = v[static_cast<size_t>(input)];
+    in.declared = true;
+    in.cpus = cpus;
+    in.seq.id = impl_->next_sequence++;
+    in.seq.machine = static_cast<uint32_t>(input);
+}
+
 void TraceWriter::begin_input(int input, std::optional<uint64_t> first_ts) {
     Input& in = impl_->inputs[static_cast<size_t>(input)];
     if (!in.started.exchange(true)) impl_->start(in, first_ts);

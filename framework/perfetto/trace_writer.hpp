@@ -45,6 +45,9 @@ class TraceWriter {
 
     // Declares input INPUT (0, 1, ... in order; 0 = the host) read from FILE, before its events.
     void add_input(int input, engine::TraceFile& file);
+    // Declares an input with no trace.dat behind it (a plugin decoder's: an Intel PT stream's flow),
+    // of CPUS CPUs: no system, task names or CPU stats; its events are written as generic events.
+    void add_input(int input, int cpus);
     // Writes what is known of the input before its events (system, task names), at FIRST_TS;
     // on_event() does it on the input's first event when the caller has not.
     void begin_input(int input, std::optional<uint64_t> first_ts);

@@ -636,19 +636,25 @@ TEST(Runs, EveryValidationErrorAtOnce) {
     EXPECT_NE(y.err.find(broken + ":"), std::string::npos) << y.err;
 }
 
-// An Intel PT stream feeds ipt.summary only: asking an event analysis or an event output of it is
-// caught before any work, at the input's line, and nothing is written.
-TEST(Runs, AnEventPassOverANonTraceDatInputIsAValidationError) {
+// The event pass reads trace.dat files and what a loaded plugin's decoder claims (an Intel PT
+// stream: tests/ipt); an input neither is caught before any work, at its line, and so are plugin
+// options on a trace.dat input. Nothing is written.
+TEST(Runs, AnInputNoDecoderReadsIsAValidationError) {
     std::string out = tmpdir("pt-events");
+    std::string text = out + "/notes.txt";
+    std::ofstream(text) << "not a trace\n";
     std::string yaml = out + "/mixed.yaml";
-    std::ofstream(yaml) << "inputs:\n  - " << data("ipt/clean.pt")
-                        << "\nplugins:\n  load: [ipt, sched]\nanalyses:\n  ipt.summary: {}\n"
+    std::ofstream(yaml) << "inputs:\n  - " << text << "\n  - path: " << data("traces/basic.dat")
+                        << "\n    options: {ipt: {flow: calls}}\nplugins:\n  load: [ipt, sched]\nanalyses:\n"
                            "  sched.latency: {}\noutputs:\n  dir: out\n  json: results.json\n";
     Cmd r = sh("'" + cli_path() + "' run '" + yaml + "'");
     EXPECT_EQ(r.code, 2) << r.err;
-    EXPECT_NE(r.err.find(yaml + ":2:5: input '" + data("ipt/clean.pt") + "' is not a trace.dat file"),
+    EXPECT_NE(r.err.find(yaml + ":2:5: input '" + text + "' is neither a trace.dat file nor an input"),
               std::string::npos)
         << r.err;
+    EXPECT_NE(r.err.find(yaml + ":4:21: options are for inputs a plugin decoder reads"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("2 errors, nothing was run"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out + "/out"));
 }
 
