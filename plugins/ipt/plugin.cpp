@@ -3,6 +3,7 @@
 
 #include <ringscope/plugin.hpp>
 
+#include "calls_analysis.hpp"
 #include "ipt/command.hpp"
 #include "ipt/event_stream.hpp"
 
@@ -25,6 +26,7 @@ class IptPlugin : public ringscope::Plugin {
         registry.add_decoder(std::make_shared<ringscope::ipt::IptDecoder>([=] {
             return ringscope::ipt::FlowEventOptions{elf->value, raw->value, kallsyms->value, flow->value};
         }));
+        registry.add_analysis(ringscope::ipt::calls_analysis_spec());
         registry.add_command(
             ringscope::Command{"ipt", ringscope::ipt::kCommandSummary,
                                [](const std::vector<std::string>& args, ringscope::CommandEnv& env) {

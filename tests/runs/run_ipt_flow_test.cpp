@@ -145,6 +145,9 @@ TEST(RunIptFlow, ConfigExampleAndSet) {
     size_t events = 0;
     for (const Bundle& b : read_bundles(trace)) events += b.events.size();
     EXPECT_EQ(events, want.names.size());
+    // Its analysis's tables in the table outputs.
+    EXPECT_NE(read_file(dir + "/results.txt").find("ipt.calls.functions:"), std::string::npos);
+    EXPECT_NE(read_file(dir + "/results.csv").find("# ipt.calls.functions"), std::string::npos);
 }
 
 // The run's filters reach the flow's events as report -F does; next to a trace.dat input each
@@ -183,6 +186,48 @@ TEST(RunIptFlow, FiltersAndMergeWithATraceDat) {
     std::ifstream html(dir + "/m.html");
     const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
     EXPECT_NE(page.find("ipt/call: " + std::to_string(calls.names.size()) + " events"), std::string::npos);
+}
+
+// ipt.calls: per function, the `name() {` and `} /* name */` lines of `ipt calls` over the same
+// input, the deepest call its indentation shows, and the errors it prints.
+TEST(RunIptFlow, CallsAnalysisIsIptCalls) {
+    for (const char* pt : {"clean.pt", "broken.pt"}) {
+        const std::string dir = tmpdir(std::string("ipt-flow-calls-") + pt);
+        Cmd r = run_yaml(dir, pt_input(pt, "calls"),
+                         "analyses: {ipt.calls: {}}\noutputs: {dir: " + dir + ", json: r.json}\n");
+        ASSERT_EQ(r.code, 0) << r.err;
+        Cmd calls = sh("'" + cli_path() + "' ipt calls --raw " + kCode + " --kallsyms " + kFlow +
+                       "code.kallsyms " + kFlow + pt);
+        ASSERT_EQ(calls.code, 0) << calls.err;
+        std::map<std::string, std::vector<uint64_t>> want;  // calls, returns, max_depth
+        uint64_t errors = 0;
+        std::istringstream lines(calls.out);
+        for (std::string line; std::getline(lines, line);) {
+            const size_t indent = line.find_first_not_of(' ');
+            const std::string text = line.substr(indent);
+            if (text.find(": error: ") != std::string::npos) {
+                ++errors;
+            } else if (text.size() > 4 && text.compare(text.size() - 4, 4, "() {") == 0) {
+                auto& f = want.try_emplace(text.substr(0, text.size() - 4), std::vector<uint64_t>{0, 0, 0})
+                              .first->second;
+                ++f[0];
+                f[2] = std::max<uint64_t>(f[2], indent / 2);
+            } else if (text.rfind("} /* ", 0) == 0) {
+                auto& f = want.try_emplace(text.substr(5, text.size() - 8), std::vector<uint64_t>{0, 0, 0})
+                              .first->second;
+                ++f[1];
+            }
+        }
+        std::ifstream in(dir + "/r.json");
+        const json res = json::parse(in)["analyses"]["ipt.calls"];
+        std::map<std::string, std::vector<uint64_t>> got;
+        for (const auto& row : res["ipt.calls.functions"])
+            got[row["function"]] = {row["calls"], row["returns"], row["max_depth"]};
+        ASSERT_GT(want.size(), 20u) << pt;
+        EXPECT_EQ(got, want) << pt;
+        EXPECT_EQ(res["ipt.calls.errors"][0]["errors"].get<uint64_t>(), errors) << pt;
+        EXPECT_EQ(errors != 0, std::string(pt) == "broken.pt");
+    }
 }
 
 // A bad option is an error at its line (the value's, or the key's for an option no plugin has),
