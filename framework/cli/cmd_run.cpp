@@ -380,11 +380,17 @@ int execute(CliContext& ctx, Run& r) {
         if (Status s = out->commit(); !s) return fail(s.error());
     progress.finish();
     if (!r.args.quiet) {
-        std::fprintf(stderr, "%s: %llu events, %zu analyses, %s of CPU data read (%llu of %llu pages)\n",
-                     r.args.path.c_str(), static_cast<unsigned long long>(events.summary.total_events()),
-                     results->size(), sinks::ProgressBar::bytes_text(pass.read.bytes_total).c_str(),
-                     static_cast<unsigned long long>(pages_loaded),
-                     static_cast<unsigned long long>(pass.read.pages_total));
+        uint64_t decoded_bytes = 0;  // the inputs plugin decoders read have no CPU data pages
+        for (const auto& d : r.decoded) decoded_bytes += d->file->bytes().size();
+        std::fprintf(
+            stderr, "%s: %llu events, %zu analyses, %s of CPU data read (%llu of %llu pages)%s\n",
+            r.args.path.c_str(), static_cast<unsigned long long>(events.summary.total_events()),
+            results->size(), sinks::ProgressBar::bytes_text(pass.read.bytes_total).c_str(),
+            static_cast<unsigned long long>(pages_loaded),
+            static_cast<unsigned long long>(pass.read.pages_total),
+            decoded_bytes && r.wants_pass()
+                ? (", " + sinks::ProgressBar::bytes_text(decoded_bytes) + " of plugin-decoded inputs").c_str()
+                : "");
         for (const auto& [key, o] : output_files(r.cfg.outputs))
             std::fprintf(stderr, "  wrote %s\n", o->c_str());
     }

@@ -258,6 +258,15 @@ TEST(RunIptFlow, BadOptionsAreErrorsAtTheirLine) {
     Cmd s = sh("'" + cli_path() + "' run '" + yaml + "' --set inputs.0.options.ipt.colour=blue");
     EXPECT_NE(s.err.find(yaml + ":6:9: no loaded plugin has the option 'ipt.colour'"), std::string::npos)
         << s.err;
+    // The html page's timeline needs a trace.dat input.
+    std::ofstream(yaml) << "inputs:\n  - " << kFlow << "clean.pt\noutputs: {dir: " << dir
+                        << "/out, html: r.html}\n";
+    Cmd h = sh("'" + cli_path() + "' run '" + yaml + "'");
+    EXPECT_EQ(h.code, 2) << h.err;
+    EXPECT_NE(h.err.find(yaml + ":3:" + std::to_string(28 + dir.size()) +
+                         ": outputs.html: its timeline shows trace.dat inputs"),
+              std::string::npos)
+        << h.err;
     // An option --set gives is named by it.
     std::ofstream(yaml) << "inputs:\n  - path: " << kFlow << "clean.pt\n    options: {ipt: {raw: '" << kCode
                         << "'}}\noutputs: {dir: " << dir << "/out, sqlite: t.sqlite}\n";
