@@ -225,8 +225,7 @@ void check_analyses(Run& r, std::vector<config::Diagnostic>& errors) {
 // filters must each reach some input (the trace.dat ones are opened to check them).
 void check_inputs(Run& r, std::vector<config::Diagnostic>& errors) {
     std::vector<FilterReach> reaches;
-    EventSelection rest = r.args.sel;
-    rest.filters.clear();
+    const EventSelection rest = selection_without_filters(r.args.sel);
     const bool filtered = !r.filters.empty() || r.args.sel.selects();
     for (size_t i = 0; i < r.cfg.inputs.size(); ++i) {
         const config::InputSpec& in = r.cfg.inputs[i];
@@ -251,7 +250,7 @@ void check_inputs(Run& r, std::vector<config::Diagnostic>& errors) {
             continue;
         }
         reaches.push_back(
-            reach_filters(r.filters, [&](const RunFilter& f) { return t->add_filter(f.text, f.negate); }));
+            reach_filters(r.filters, [&](const RunFilter& f) { return add_run_filter(*t, f); }));
         if (Status s = t->select(rest); !s)
             errors.push_back({{"command line", 1, 1}, "bad selection: " + s.error().to_string()});
     }

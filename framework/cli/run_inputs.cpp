@@ -17,7 +17,22 @@ std::vector<RunFilter> run_filters(const config::RunConfig& c, const EventSelect
     std::vector<RunFilter> out;
     for (const auto& f : c.filters) out.push_back({f.text, false, f.pos, true});
     for (const auto& [text, neg] : sel.filters) out.push_back({text, neg, {"command line", 1, 1}, false});
+    for (const auto& e : sel.events) out.push_back({e, false, {"command line", 1, 1}, false, true});
     return out;
+}
+
+EventSelection selection_without_filters(const EventSelection& sel) {
+    EventSelection rest = sel;
+    rest.filters.clear();
+    rest.events.clear();
+    return rest;
+}
+
+Status add_run_filter(Trace& t, const RunFilter& f) {
+    if (!f.event) return t.add_filter(f.text, f.negate);
+    EventSelection one;  // --event adds the types it names
+    one.events = {f.text};
+    return t.select(one);
 }
 
 bool DecodedInput::advance() {
@@ -66,17 +81,14 @@ config::SourcePos error_pos(const config::InputSpec& in, const std::string& mess
     return in.pos;
 }
 
-// The command line's --event, --cpu, --pid, --comm, --from/--to as Trace::select applies them. A
-// decoded input has no task list: --comm selects none of its events.
-Status select(DecodedInput& d, const EventSelection& sel, const std::vector<const EventType*>& types) {
-    for (const auto& e : sel.events)
-        if (Status s = d.filters.limit_events(e, types); !s) return s;
+// The command line's --cpu, --pid, --comm, --from/--to as Trace::select applies them. A decoded
+// input has no task list: --comm selects none of its events.
+void select(DecodedInput& d, const EventSelection& sel) {
     std::vector<int> pids = sel.pids;
     if (!sel.comms.empty() && pids.empty()) pids.push_back(-2);
     d.filters.add_pids(pids);
     d.filters.limit_cpus(sel.cpus);
     d.filters.limit_time(sel.from_ns, sel.to_ns);
-    return Status::success();
 }
 
 }  // namespace
@@ -119,11 +131,10 @@ std::unique_ptr<DecodedInput> open_decoded_input(const config::RunConfig& c, siz
     }
     d->stream = std::move(*stream);
     const std::vector<const EventType*> types = d->stream->types();
-    d->reach =
-        reach_filters(filters, [&](const RunFilter& f) { return d->filters.add(f.text, f.negate, types); });
-    if (Status s = select(*d, sel, types); !s)
-        errors.push_back(
-            {{"command line", 1, 1}, "bad selection: " + Error(s.error()).in_file(in.path).to_string()});
+    d->reach = reach_filters(filters, [&](const RunFilter& f) {
+        return f.event ? d->filters.limit_events(f.text, types) : d->filters.add(f.text, f.negate, types);
+    });
+    select(*d, sel);
     d->filtered = !d->filters.empty();
     return d;
 }

@@ -12,6 +12,7 @@
 #include <ringscope/decoder.hpp>
 #include <ringscope/filter.hpp>
 #include <ringscope/selection.hpp>
+#include <ringscope/trace.hpp>
 
 #include "framework/config/run_config.hpp"
 #include "framework/plugin/plugin_host.hpp"
@@ -25,17 +26,20 @@ namespace ringscope::cli {
 // Whether PATH starts with trace.dat's magic (false when it does not read: opening it says why).
 bool is_trace_dat_file(const std::string& path);
 
-// One filter of the run: the YAML's `filters` and the command line's -F.
+// One filter of the run: the YAML's `filters`, the command line's -F, and its --event (only the
+// events it names: several add types).
 struct RunFilter {
     std::string text;
     bool negate = false;
     config::SourcePos pos;
     bool from_yaml = true;
+    bool event = false;
 };
 std::vector<RunFilter> run_filters(const config::RunConfig& c, const EventSelection& sel);
 
 // What the run's filters do to one input. A filter reaches the inputs it compiles for (the ones
-// with the events it names); an input that none of several positive filters reaches shows nothing.
+// with the events it names); an input that none of several positive filters reaches shows nothing,
+// and so does one that none of the --event reaches.
 struct FilterReach {
     std::vector<std::optional<Error>> failed;  // by filter: why it did not compile here
     bool hidden = false;
@@ -43,14 +47,14 @@ struct FilterReach {
 template <class Add>
 FilterReach reach_filters(const std::vector<RunFilter>& filters, Add add) {
     FilterReach r;
-    bool positive = false, reached = false;
+    bool positive[2] = {false, false}, reached[2] = {false, false};  // by f.event
     for (const RunFilter& f : filters) {
         Status s = add(f);
-        positive |= !f.negate;
-        reached |= !f.negate && s.ok();
+        positive[f.event] |= !f.negate;
+        reached[f.event] |= !f.negate && s.ok();
         r.failed.push_back(s.ok() ? std::nullopt : std::optional<Error>(s.error()));
     }
-    r.hidden = positive && !reached;
+    r.hidden = (positive[0] && !reached[0]) || (positive[1] && !reached[1]);
     return r;
 }
 
@@ -81,7 +85,12 @@ std::unique_ptr<DecodedInput> open_decoded_input(const config::RunConfig& c, siz
                                                  const EventSelection& sel,
                                                  std::vector<config::Diagnostic>& errors);
 
+// Adds F to a trace.dat input.
+Status add_run_filter(Trace& t, const RunFilter& f);
+
 // An error for each filter that compiled for none of the inputs (REACHES: one per input).
+// Every input but a hidden one applies the selection's --cpu, --pid, --comm, --from and --to.
+EventSelection selection_without_filters(const EventSelection& sel);
 void check_filter_reach(const std::vector<RunFilter>& filters, const std::vector<FilterReach>& reaches,
                         std::vector<config::Diagnostic>& errors);
 

@@ -81,15 +81,13 @@ Expected<TraceInputs> open_traces(const config::RunConfig& c, const std::vector<
     TraceOpenOptions o;
     o.load_plugins = false;
     o.resolvers = &resolvers;
-    EventSelection rest = sel;  // the filters are applied with the run's (reach_filters)
-    rest.filters.clear();
+    const EventSelection rest = selection_without_filters(sel);  // -F, --event: reach_filters
     TraceInputs out;
     for (size_t i = 0; i < c.inputs.size(); ++i) {
         if (!is_trace_dat_file(c.inputs[i].path)) continue;
         auto t = Trace::open(c.inputs[i].path, o);
         if (!t) return t.error();
-        FilterReach reach =
-            reach_filters(filters, [&](const RunFilter& f) { return t->add_filter(f.text, f.negate); });
+        FilterReach reach = reach_filters(filters, [&](const RunFilter& f) { return add_run_filter(*t, f); });
         if (Status s = t->select(rest); !s) return s.error();
         out.traces.push_back(std::move(*t));
         out.input.push_back(static_cast<int>(i));

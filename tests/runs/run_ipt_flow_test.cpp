@@ -178,6 +178,15 @@ TEST(RunIptFlow, FiltersAndMergeWithATraceDat) {
     EXPECT_EQ(
         sql_rows(dir + "/m.sqlite", "SELECT count(*) FROM events WHERE name NOT IN ('sched_switch', 'call')"),
         std::vector<std::string>{"0"});
+    // The command line's --event reaches each input whose events it names, the same way.
+    Cmd e = sh("'" + cli_path() + "' run --quiet '" + dir +
+               "/run.yaml' --set 'filters=[]' --set outputs.sqlite=e.sqlite --set outputs.html=e.html" +
+               " --event sched_switch --event ipt/return");
+    ASSERT_EQ(e.code, 0) << e.err;
+    const ReportEvents returns = report_events(options, kFlow + "clean.pt");
+    EXPECT_EQ(sql_rows(dir + "/e.sqlite", "SELECT input, name, count(*) FROM events GROUP BY input, name"),
+              (std::vector<std::string>{"0|sched_switch|" + switches.out.substr(0, switches.out.find('\n')),
+                                        "1|return|" + std::to_string(returns.by_name.at("return").size())}));
     // Time order across the inputs: no event's ts is below the one before it.
     EXPECT_EQ(sql_rows(dir + "/m.sqlite",
                        "SELECT count(*) FROM events a JOIN events b ON b.id = a.id + 1 "
