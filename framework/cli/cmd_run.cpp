@@ -43,7 +43,8 @@ constexpr const char* kUsage =
     "usage: ringscope run ANALYSIS.yaml [FILE...] [--set KEY.PATH=VALUE]... [SELECTION] [--check] [--quiet]\n"
     "\n"
     "Runs what the YAML file says: inputs, plugins, symbols, filters, analyses, outputs\n"
-    "(see config/default.yaml). FILEs replace the file's inputs. --set overrides a key, e.g.\n"
+    "(see config/default.yaml). FILEs replace the file's inputs (those a plugin decoder reads take\n"
+    "the first input's options). --set overrides a key, e.g.\n"
     "--set analyses.sched.latency.top=20; --check validates only. Validation errors: all at once as\n"
     "FILE:LINE:COLUMN, exit code 2. SELECTION (below) applies to the event pass, with the file's filters.\n";
 
@@ -187,7 +188,8 @@ struct Run {
 void replace_inputs(Run& r, std::vector<config::Diagnostic>& errors) {
     const auto& files = r.args.input_files;
     if (files.empty()) return;
-    // Options stay with the first input (the file's way to give a decoder's options to FILEs).
+    // The first input's options go to the FILEs a plugin decoder reads (the file's way to give
+    // them their code: `run config/pt-flow.yaml other.pt`).
     std::vector<config::PluginOptionSpec> options;
     if (!r.cfg.inputs.empty()) options = r.cfg.inputs.front().options;
     r.cfg.inputs.clear();
@@ -198,7 +200,9 @@ void replace_inputs(Run& r, std::vector<config::Diagnostic>& errors) {
             errors.push_back({at, "input '" + files[i] + "' does not exist or is not a file"});
             continue;
         }
-        r.cfg.inputs.push_back({files[i], fs::path(files[i]).stem().string(), at, options});
+        r.cfg.inputs.push_back(
+            {files[i], fs::path(files[i]).stem().string(), at,
+             is_trace_dat_file(files[i]) ? std::vector<config::PluginOptionSpec>{} : options});
     }
 }
 

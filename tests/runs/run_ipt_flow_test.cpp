@@ -145,6 +145,14 @@ TEST(RunIptFlow, ConfigExampleAndSet) {
     size_t events = 0;
     for (const Bundle& b : read_bundles(trace)) events += b.events.size();
     EXPECT_EQ(events, want.names.size());
+    // FILEs after the run file replace its inputs and take its first input's options.
+    Cmd other = sh("'" + cli_path() + "' run --quiet '" + config("pt-flow.yaml") +
+                   "' --set outputs.dir=" + dir + " '" + kFlow + "broken.pt'");
+    ASSERT_EQ(other.code, 0) << other.err;
+    const ReportEvents broken = report_events(
+        "-O ipt:raw=" + kCode + " -O ipt:kallsyms=" + kFlow + "code.kallsyms", kFlow + "broken.pt");
+    EXPECT_EQ(sqlite_events(dir + "/trace.sqlite").by_name, broken.by_name);
+    EXPECT_NE(broken.by_name.count("error"), 0u);
     // Its analysis's tables in the table outputs.
     EXPECT_NE(read_file(dir + "/results.txt").find("ipt.calls.functions:"), std::string::npos);
     EXPECT_NE(read_file(dir + "/results.csv").find("# ipt.calls.functions"), std::string::npos);
