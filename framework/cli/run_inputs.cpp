@@ -132,7 +132,8 @@ std::unique_ptr<DecodedInput> open_decoded_input(const config::RunConfig& c, siz
     d->stream = std::move(*stream);
     const std::vector<const EventType*> types = d->stream->types();
     d->reach = reach_filters(filters, [&](const RunFilter& f) {
-        return f.event ? d->filters.limit_events(f.text, types) : d->filters.add(f.text, f.negate, types);
+        Status s = f.event ? d->filters.limit_events(f.text, types) : d->filters.add(f.text, f.negate, types);
+        return s ? s : Status(Error(s.error()).in_file(in.path));
     });
     select(*d, sel);
     d->filtered = !d->filters.empty();
