@@ -258,6 +258,12 @@ std::vector<Symbol> KallsymsResolver::names_at(uint64_t addr) const {
     return out;
 }
 
+std::optional<uint64_t> KallsymsResolver::address_of(std::string_view name) const {
+    for (const Entry& e : entries_)
+        if (text_.substr(e.name_off, e.name_len) == name) return e.addr;
+    return std::nullopt;
+}
+
 std::string KallsymsResolver::describe() const {
     return "kallsyms:" + origin_ + " (" + std::to_string(entries_.size()) + " symbols)";
 }

@@ -34,6 +34,9 @@ class KallsymsResolver final : public SymbolResolver {
 
     // Every name registered at exactly `addr`, in file order (for tools that list aliases).
     std::vector<Symbol> names_at(uint64_t addr) const;
+    // The address of the first symbol named NAME in the table, or nullopt (a scan: for a few names,
+    // such as _text when a previous boot's addresses are relocated).
+    std::optional<uint64_t> address_of(std::string_view name) const;
     size_t size() const noexcept { return entries_.size(); }
     size_t skipped() const noexcept { return skipped_; }  // A/a and '$' symbols left out
 
