@@ -65,6 +65,10 @@ Expected<RecoveredCapture> recover_capture(const std::string& output) {
     AssembleSpec spec = capture_spec(output, rd->compression(), std::move(buffers));
     spec.config.file_version = rd->file_version();
     io::TraceMetadata meta = rd->metadata();
+    // The head's BTF, modules and last-boot sections, which the reader keeps apart from the metadata.
+    auto sections = rd->extra_sections();
+    if (!sections) return std::move(sections).error();
+    meta.extra_sections = std::move(*sections);
     // The comms known now (the head was written before the recording ran).
     if (auto root = tracefs::find_tracefs(false))
         if (auto c = tracefs::read_saved_cmdlines(*root)) meta.saved_cmdlines = std::move(*c);

@@ -935,19 +935,41 @@ Expected<std::optional<std::string>> TraceDatReader::option_section(OptionId id)
     for (const RawOption& r : s_->meta.options.unknown)
         if (r.id == static_cast<uint16_t>(id)) opt = &r;  // the last one, as libtracecmd keeps
     if (!opt) return std::optional<std::string>();
-    if (s_->version < 7) return std::optional<std::string>(std::string(opt->data.begin(), opt->data.end()));
-    if (opt->data.size() < 8) {
+    auto text = read_option_section(*opt);
+    if (!text) return std::move(text).error();
+    return std::optional<std::string>(std::move(*text));
+}
+
+Expected<std::vector<ExtraSection>> TraceDatReader::extra_sections() const {
+    std::vector<ExtraSection> out;
+    for (const RawOption& r : s_->meta.options.unknown) {
+        if (!is_section_offset_option(r.id)) continue;
+        auto text = read_option_section(r);
+        if (!text) return std::move(text).error();
+        const auto id = static_cast<OptionId>(r.id);
+        // The descriptions this project's writer gives them (capture/kernel_sections.cpp).
+        const char* desc = id == OptionId::btf_file       ? "BTF"
+                           : id == OptionId::modules_file ? "modules"
+                                                          : "last boot info";
+        out.push_back({id, desc, std::move(*text)});
+    }
+    return out;
+}
+
+Expected<std::string> TraceDatReader::read_option_section(const RawOption& opt) const {
+    if (s_->version < 7) return std::string(opt.data.begin(), opt.data.end());
+    if (opt.data.size() < 8) {
         return Error(Errc::corrupt,
-                     "section offset option " + std::to_string(opt->id) + " shorter than 8 bytes")
+                     "section offset option " + std::to_string(opt.id) + " shorter than 8 bytes")
             .in_file(path());
     }
-    const uint64_t off = load_endian<uint64_t>(opt->data.data(), s_->big);
-    const std::string what = "section of option " + std::to_string(opt->id);
+    const uint64_t off = load_endian<uint64_t>(opt.data.data(), s_->big);
+    const std::string what = "section of option " + std::to_string(opt.id);
     // section_body only reads the state (the file, its byte order and compression).
     Parser p(const_cast<detail::ReaderState&>(*s_), 1);
-    auto text = p.section_payload(off, opt->id, what.c_str());
+    auto text = p.section_payload(off, opt.id, what.c_str());
     if (!text) return Error(std::move(text).error()).in_file(path());
-    return std::optional<std::string>(std::move(*text));
+    return std::move(*text);
 }
 
 Expected<std::string> TraceDatReader::buffer_text(size_t buffer) const {

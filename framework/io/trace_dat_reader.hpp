@@ -85,10 +85,14 @@ class TraceDatReader {
     // MODULES_FILE: v7), read and decompressed now; a v6 file's option holds the payload itself.
     // nullopt when the file has no such option; errors name the file and offset.
     Expected<std::optional<std::string>> option_section(OptionId id) const;
+    // Every such section, in option order, as TraceMetadata::extra_sections: what a copy of the
+    // file (record's recovery, write_trace_dat_copy) writes again.
+    Expected<std::vector<ExtraSection>> extra_sections() const;
     // Latency text of a BUFFER_TEXT (v7) / "latency" (v6) buffer.
     Expected<std::string> buffer_text(size_t buffer) const;
 
   private:
+    Expected<std::string> read_option_section(const RawOption& opt) const;
     explicit TraceDatReader(std::shared_ptr<const detail::ReaderState> s) : s_(std::move(s)) {}
     std::shared_ptr<const detail::ReaderState> s_;
 };

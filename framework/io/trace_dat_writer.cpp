@@ -577,7 +577,13 @@ Status TraceDatWriter::finish() {
 }
 
 Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config) {
-    return write_trace_dat_copy(reader, path, config, reader.metadata());
+    // trace-cmd 3.4's BTF, modules and last-boot sections go along (their options point into the
+    // file they are in: the writer writes new ones).
+    auto sections = reader.extra_sections();
+    if (!sections) return std::move(sections).error();
+    TraceMetadata meta = reader.metadata();
+    meta.extra_sections = std::move(*sections);
+    return write_trace_dat_copy(reader, path, config, meta);
 }
 
 Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config,
