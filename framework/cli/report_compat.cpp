@@ -26,6 +26,7 @@ void apply_compat(Compat compat, output::ReportStyle& style) {
 
 void apply_compat(Compat compat, engine::OpenOptions& options) {
     options.raw_symbol_addresses = compat == Compat::v3_4;
+    options.kernel_sections = compat == Compat::v3_4;  // 3.1.6 skips MODULES_FILE, LAST_BOOT_INFO
 }
 
 std::vector<std::string> with_compat_option(Compat compat, const std::vector<std::string>& print_options) {

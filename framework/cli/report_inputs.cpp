@@ -52,6 +52,8 @@ std::optional<ReportFailure> open_report_inputs(const ReportOptions& o, int thre
         oo.threads = threads;
         apply_compat(*o.compat, oo);
         if (Status st = set.add_file(in.path, oo); !st) return ReportFailure{st.error().to_string()};
+        for (const auto& d : set.file(set.size() - 1).section_diagnostics())
+            std::fprintf(stderr, "ringscope: %s\n", d.c_str());
     }
     return std::nullopt;
 }

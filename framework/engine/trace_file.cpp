@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 
+#include "framework/engine/kernel_sections.hpp"
 #include "framework/engine/parallel_for.hpp"
 #include "framework/io/unfinished_trace.hpp"
 #include "framework/symbols/lazy_kallsyms_resolver.hpp"
@@ -64,16 +65,20 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     f->index_types();
 
     f->comms_.load_saved_cmdlines(md.saved_cmdlines);
+    std::shared_ptr<symbols::LazyKallsymsResolver> kallsyms;
     if (options.load_kallsyms && !md.kallsyms.empty()) {
         // Parsed on the first symbol look-up: counting or filtering events never needs one.
-        auto kallsyms = std::make_shared<symbols::LazyKallsymsResolver>(md.kallsyms, path + " kallsyms",
-                                                                        f->reader_.shared_metadata());
+        kallsyms = std::make_shared<symbols::LazyKallsymsResolver>(md.kallsyms, path + " kallsyms",
+                                                                   f->reader_.shared_metadata());
         uint64_t data = 0;
         for (const auto& b : f->reader_.buffers())
             for (const auto& c : b.cpus) data += c.size;
         if (options.prefetch_kallsyms && data >= options.prefetch_min_data) kallsyms->prefetch();
-        f->own_resolvers_.add(std::string(kKernelDomain), std::move(kallsyms));
     }
+    if (options.load_kallsyms)
+        if (auto kernel = kernel_resolver(f->reader_, path, std::move(kallsyms), options.kernel_sections,
+                                          f->section_diagnostics_))
+            f->own_resolvers_.add(std::string(kKernelDomain), std::move(kernel));
     f->setup_clock(options);
     return f;
 }

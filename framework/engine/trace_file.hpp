@@ -33,6 +33,9 @@ struct OpenOptions {
     bool ignore_date = false;  // --nodate: leave the DATE option out of the offset
     int64_t ts_offset = 0;     // --ts-offset: added to the offset the file's options give
     bool load_kallsyms = true;
+    // trace-cmd 3.4's MODULES_FILE and LAST_BOOT_INFO sections join the "kernel" symbols
+    // (engine/kernel_sections.hpp); 3.1.6 ignores them.
+    bool kernel_sections = true;
     // -R prints "name (0xADDR)" for symbol fields (format::FormatCatalog::set_raw_symbol_addresses).
     bool raw_symbol_addresses = false;
     // Parse the kallsyms on a thread of their own now rather than on the first look-up: for
@@ -118,6 +121,8 @@ class TraceFile final : public TraceContext {
     // used: ..." or "FILE: BTF section not used: ..."); empty otherwise. Read it after the events
     // (the commands print it on stderr): it is set by the first print_function_args call.
     const std::string& btf_diagnostic() const noexcept { return btf_diagnostic_; }
+    // One line per MODULES_FILE / LAST_BOOT_INFO section not used ("FILE: offset N: ..."), set at open.
+    const std::vector<std::string>& section_diagnostics() const noexcept { return section_diagnostics_; }
 
   private:
     // This file's own domains ("kernel" from its kallsyms) first, then the shared service.
@@ -159,6 +164,7 @@ class TraceFile final : public TraceContext {
     mutable std::once_flag btf_once_;
     mutable std::unique_ptr<const btf::Btf> btf_;  // null: no BTF section, or it did not load
     mutable std::string btf_diagnostic_;
+    std::vector<std::string> section_diagnostics_;
     // formats_->by_id() for every 16-bit common_type (what type_of() reads), flat; kUnparsed until
     // the first look-up of that id.
     std::unique_ptr<std::atomic<const EventType*>[]> types_by_id_;
