@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "framework/io/trace_dat_reader.hpp"
 #include "framework/symbols/kallsyms_resolver.hpp"
+#include "framework/symbols/kernel_sections_resolver.hpp"
 
 #ifdef RINGSCOPE_HAVE_TRACEEVENT
 #include <traceevent/event-parse.h>
@@ -90,6 +92,81 @@ void BM_RingscopeLookup(benchmark::State& state) {
     state.counters["hit_share"] = static_cast<double>(found) / static_cast<double>(state.iterations());
 }
 BENCHMARK(BM_RingscopeLookup);
+
+// A previous boot of the same kernel: _text 256 MiB lower, each module 8 MiB lower than this boot
+// loaded it (its extent taken from its text symbols), as LAST_BOOT_INFO and MODULES_FILE would say.
+constexpr uint64_t kTextShift = 0x10000000, kModuleShift = 0x800000;
+
+struct Sections {
+    std::string modules, last_boot;
+};
+
+Sections sections_of(const symbols::KallsymsResolver& table) {
+    std::map<std::string, std::pair<uint64_t, uint64_t>> span;  // module -> [first, last] symbol
+    for (size_t i = 0; i < kallsyms_text().size();) {
+        const size_t eol = std::min(kallsyms_text().find('\n', i), kallsyms_text().size());
+        const std::string line = kallsyms_text().substr(i, eol - i);
+        i = eol + 1;
+        const size_t open = line.find("\t[");
+        // text only: a module's per-cpu variables lie at small offsets, far from its memory
+        if (open == std::string::npos || line.size() < 19 || (line[17] != 't' && line[17] != 'T')) continue;
+        const std::string mod = line.substr(open + 2, line.size() - open - 3);
+        const uint64_t a = std::strtoull(line.c_str(), nullptr, 16);
+        auto [it, fresh] = span.try_emplace(mod, a, a);
+        it->second.first = std::min(it->second.first, a);
+        it->second.second = std::max(it->second.second, a);
+    }
+    Sections s;
+    char line[160];
+    std::snprintf(line, sizeof line, "%llx\t[kernel]\n",
+                  static_cast<unsigned long long>(table.address_of("_text").value_or(0) - kTextShift));
+    s.last_boot = line;
+    for (const auto& [mod, sp] : span) {
+        std::snprintf(line, sizeof line, "%s %llu 0 - Live 0x%llx\n", mod.c_str(),
+                      static_cast<unsigned long long>(sp.second - sp.first + 0x1000),
+                      static_cast<unsigned long long>(sp.first));
+        s.modules += line;
+        std::snprintf(line, sizeof line, "%llx\t%s\n",
+                      static_cast<unsigned long long>(sp.first - kModuleShift), mod.c_str());
+        s.last_boot += line;
+    }
+    return s;
+}
+
+// The same addresses as BM_RingscopeLookup, as the previous boot recorded them, through the
+// resolver report uses for a file with both sections (relocation, then the module check).
+void BM_RingscopeLookupRelocated(benchmark::State& state) {
+    auto t = symbols::KallsymsResolver::parse(kallsyms_text(), "bench");
+    if (!t || addresses().empty()) {
+        state.SkipWithError("no symbol table");
+        return;
+    }
+    const Sections s = sections_of(**t);
+    auto mods = symbols::ModuleList::parse(s.modules);
+    auto info = symbols::LastBootInfo::parse(s.last_boot);
+    if (!mods || !info) {
+        state.SkipWithError("sections do not parse");
+        return;
+    }
+    auto reloc = symbols::BootRelocation::make(*info, (*t)->address_of("_text"), &*mods);
+    if (!reloc) {
+        state.SkipWithError(reloc.error().to_string().c_str());
+        return;
+    }
+    const symbols::KernelSectionsResolver k(*t, *mods, *reloc);
+    std::vector<uint64_t> prev;
+    for (uint64_t a : addresses()) prev.push_back(mods->find(a) ? a - kModuleShift : a - kTextShift);
+    size_t i = 0, found = 0;
+    for (auto _ : state) {
+        auto sym = k.lookup(prev[i++ & 65535]);
+        found += sym.has_value();
+        benchmark::DoNotOptimize(sym);
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+    state.counters["hit_share"] = static_cast<double>(found) / static_cast<double>(state.iterations());
+    state.counters["modules"] = static_cast<double>(mods->modules().size());
+}
+BENCHMARK(BM_RingscopeLookupRelocated);
 
 #ifdef RINGSCOPE_HAVE_TRACEEVENT
 struct TepTable {
