@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "boot_sections_data.hpp"
 #include "fgraph_formats.hpp"
 #include "framework/engine/trace_file.hpp"
 #include "framework/io/trace_dat_reader.hpp"
@@ -22,21 +23,9 @@ using namespace ringscope;
 
 namespace {
 
-constexpr const char* kKallsyms =
-    "ffffffff9a000000 T _text\n"
-    "ffffffff9a001000 T do_one\n"
-    "ffffffff9a002000 T do_two\n"
-    "ffffffffc0a00000 t ext4_fn\t[ext4]\n"
-    "ffffffffc0a00400 t ext4_fn2\t[ext4]\n"
-    "ffffffffc0a00800 t ext4_end\t[ext4]\n";
-constexpr const char* kModules =
-    "nosyms 8192 0 - Live 0xffffffffc0c00000\n"
-    "ext4 1064960 1 - Live 0xffffffffc0a00000 (E)\n";
-constexpr const char* kLastBoot =
-    "ffffffff81000000\t[kernel]\n"
-    "ffffffffc0100000\text4\n"
-    "ffffffffc0300000\tnosyms\n"
-    "ffffffffc0500000\tgone_mod\n";
+using boot_sections_data::kKallsyms;
+using boot_sections_data::kModules;
+constexpr const char* kLastBoot = boot_sections_data::kLastBoot615;
 
 struct Call {
     uint64_t ip, parent;
