@@ -19,6 +19,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from profile_check import compare  # noqa: E402
+
 
 
 def run(argv):
@@ -47,7 +50,6 @@ def blocks(text: str):
 def differences(want: str, got: str, noisy_switches: bool):
     want_pre, want_tasks = blocks(want)
     got_pre, got_tasks = blocks(got)
-    problems = []
     if noisy_switches:
         # No sched_wakeup: 3.1.6 reads the switches' pids from uninitialised memory (tasks and lines
         # that are noise, comms printed before the tasks, a switch's stack counted under the
@@ -60,24 +62,7 @@ def differences(want: str, got: str, noisy_switches: bool):
             return c
         want_tasks, got_tasks = [("all tasks", others(want_tasks))], [("all tasks", others(got_tasks))]
         want_pre, got_pre = want_pre[:1], got_pre[:1]
-    if want_pre != got_pre:
-        problems.append(f"lines before the first task: expected {want_pre[:5]}, got {got_pre[:5]}")
-    want_names = [t for t, _ in want_tasks]
-    got_names = [t for t, _ in got_tasks]
-    if want_names != got_names:
-        missing = [t for t in want_names if t not in got_names]
-        extra = [t for t in got_names if t not in want_names]
-        problems.append(f"tasks differ: missing {missing[:10]}, extra {extra[:10]}"
-                        + ("" if missing or extra else " (order)"))
-    got_by_name = dict(got_tasks)
-    for task, lines in want_tasks:
-        other = got_by_name.get(task)
-        if other is None or other == lines:
-            continue
-        for block in sorted((lines - other).elements()):
-            problems.append(f"{task}: missing  {block.rstrip()}")
-        for block in sorted((other - lines).elements()):
-            problems.append(f"{task}: extra    {block.rstrip()}")
+    problems = compare(want_pre, want_tasks, got_pre, got_tasks)
     return problems, len(want_tasks)
 
 
