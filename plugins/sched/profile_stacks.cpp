@@ -113,8 +113,14 @@ class ChainPrinter {
     void print(const std::vector<Chain>& chains, int level);
 
   private:
+    // trace-cmd's "%*c " with its INDENT of 5, for `level` + 1 columns.
+    void column(char c) {
+        out_.append_repeat(' ', kIndent - 1);
+        out_.push_back(c);
+        out_.push_back(' ');
+    }
     void indent(int level) {
-        for (int p = 0; p <= level; ++p) out_.appendf("%*c ", kIndent, (mask_ >> p) & 1 ? '|' : ' ');
+        for (int p = 0; p <= level; ++p) column((mask_ >> p) & 1 ? '|' : ' ');
     }
     void function(uint64_t val) {
         if (auto sym = ctx_.resolvers().lookup(kKernelDomain, val))
