@@ -349,7 +349,7 @@ int ReportRun::finish_output(Sinks& s, engine::EventMerger& merger) {
             s.buf.flush();
             std::fprintf(stderr, "%s report: handler %s failed in its summary: %s\n", ctx_.program.c_str(),
                          std::string(h->name()).c_str(), e.what());
-            return kExitRuntime;
+            return kExitReportSummary;
         }
         s.buf.append(s.info.view());
     }

@@ -24,6 +24,8 @@ inline constexpr int kExitFilter = 22;  // trace-cmd dies with EINVAL on a filte
 // trace-cmd report's usage() and die() exit(-1): scripts around it see 255 for a bad command line,
 // so report's usage errors keep that code (the other ringscope commands use 2).
 inline constexpr int kExitReportUsage = 255;
+// A summary that cannot be made (trace-cmd die()s in its profile: exit 255).
+inline constexpr int kExitReportSummary = 255;
 
 struct ReportInput {
     std::string path;

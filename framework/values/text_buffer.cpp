@@ -1,5 +1,6 @@
 #include <ringscope/text_buffer.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -14,7 +15,9 @@ void TextBuffer::appendf(const char* fmt, ...) {
 
 void TextBuffer::vappendf(const char* fmt, va_list ap) {
     size_t old = buf_.size();
-    size_t room = buf_.capacity() - old;
+    // Try the spare capacity, but not all of it: resize() zero-fills what it adds, and a large
+    // buffer (a long summary) would pay for its whole capacity on every call.
+    size_t room = std::min<size_t>(buf_.capacity() - old, 256);
     if (room < 64) room = 64;
     buf_.resize(old + room);
     va_list copy;

@@ -2,122 +2,28 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <iterator>
-#include <map>
-#include <optional>
 #include <string>
-#include <tuple>
-#include <unordered_map>
+#include <utility>
 
 #include <ringscope/context.hpp>
 #include <ringscope/event_hook.hpp>
-#include <ringscope/resolver.hpp>
 
-#include <ringscope/task_state.hpp>
+#include "profile_file.hpp"
 
 namespace ringscope::sched {
+namespace profile {
 namespace {
 
 // trace-cmd keeps prev_state & (TASK_STATE_MAX - 1) with TASK_STATE_MAX 1024: the preemption bit
 // above the reported states stays in, so a preempted task counts as one that went to sleep.
 constexpr uint64_t kStateMask = 1023;
 
-// What decides how an event is handled, printed and sorted.
-enum class Kind { other, sched_switch, sched_wakeup, softirq, function, syscall, process_exec, kernel_stack };
-
-// trace-cmd's softirq names, for a format without a __print_symbolic table for vec.
-constexpr const char* kSoftirqNames[] = {"HI",           "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
-                                         "BLOCK_IOPOLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
-
-// One event type of the file and, for the pairs, its partners: it ends the pair of `start` and
-// starts the pair of `end`. The start's end_match field is compared with the end's start_match.
-struct Role {
-    Role(const EventType* t, Kind k) : type(t), kind(k) {}
-
-    const EventType* type;
-    Kind kind;
-    int start = -1, end = -1;
-    FieldHandle pid, start_match, end_match, data;
-    bool migrate = false;  // the pair may end on another CPU
-    bool global = false;   // the pair belongs to the CPU (or to "Global Events"), not to a task
-};
-
-// An open pair: a start event waiting for its end.
-struct Start {
-    int role;
-    uint64_t search_val, val, ts;
-    int cpu;
-    bool migrate;
-};
-
-struct Figures {
-    uint64_t count = 0, total = 0, max = 0, ts_max = 0, min = 0, ts_min = 0;
-};
-
-// Figures are kept by the start event's role and the values it was started with.
-using FigureKey = std::tuple<int, uint64_t, uint64_t>;  // role, search value, value
-
-struct Task {
-    int pid = 0;
-    bool sleeping = false;
-    std::optional<std::string> comm;  // from the sched events; else the file's saved cmdlines
-    std::vector<Start> starts;
-    std::map<FigureKey, Figures> figures;
-};
-
-int64_t as_int64(uint64_t v) {
-    return static_cast<int64_t>(v);
-}
-
-void append_time(uint64_t ts, TextBuffer& out) {
-    // The microseconds round up to 1000000 at the end of a second, as trace-cmd prints them.
-    out.appendf("%" PRId64 ".%06" PRId64, as_int64(ts / 1000000000),
-                as_int64((ts % 1000000000 + 500) / 1000));
-}
-
 }  // namespace
 
-class ProfileReport::FileProfile {
-  public:
-    FileProfile(const TraceContext& ctx, const Options& options);
-    const TraceContext* context() const noexcept { return ctx_; }
-    void record(const Event& ev);
-    void print(TextBuffer& out);
-
-  private:
-    int add_role(std::string_view system, std::string_view name, Kind kind);
-    void mate(int start, std::string_view pid_field, std::string_view end_match, int end,
-              std::string_view start_match, bool migrate, bool global = false);
-    void add_hooks(const std::string& text);
-    int role_of(const EventType& type);
-    Task& task(int pid);
-    Task& event_task(const Role& r, const Event& ev, int pid);
-    void add_start(Task& t, int role, const Event& ev, uint64_t search_val, uint64_t val);
-    void close_start(Task& t, int role, uint64_t ts, uint64_t search_val);
-    void drop_starts(int cpu);
-    void on_pair_event(int role, const Event& ev, int pid);
-    void on_switch(const Event& ev);
-    void on_wakeup(const Event& ev);
-    void on_exec(const Role& r, const Event& ev, int pid);
-    std::string raw_comm(const Event& ev, const FieldHandle& field) const;
-    void print_task(const Task& t, TextBuffer& out) const;
-    void print_figures(const std::map<FigureKey, Figures>& figures, TextBuffer& out) const;
-    void print_groups(TextBuffer& out) const;
-    void append_label(const Role& r, uint64_t val, TextBuffer& out) const;
-
-    const TraceContext* ctx_;
-    Options options_;
-    std::vector<Role> roles_;
-    std::unordered_map<uint32_t, int> role_by_id_;
-    std::unordered_map<int, Task> tasks_;
-    int switch_ = -1, wakeup_ = -1;
-    FieldHandle prev_comm_, next_comm_, wakeup_comm_;
-    std::unique_ptr<TaskStateNames> states_;
-};
-
-ProfileReport::FileProfile::FileProfile(const TraceContext& ctx, const Options& options)
-    : ctx_(&ctx), options_(options) {
+FileProfile::FileProfile(const TraceContext& ctx, const Options& options) : ctx_(&ctx), options_(options) {
     const int irq_entry = add_role("irq", "irq_handler_entry", Kind::other);
     const int irq_exit = add_role("irq", "irq_handler_exit", Kind::other);
     const int softirq_entry = add_role("irq", "softirq_entry", Kind::softirq);
@@ -125,13 +31,14 @@ ProfileReport::FileProfile::FileProfile(const TraceContext& ctx, const Options& 
     const int softirq_raise = add_role("irq", "softirq_raise", Kind::softirq);
     wakeup_ = add_role("sched", "sched_wakeup", Kind::sched_wakeup);
     switch_ = add_role("sched", "sched_switch", Kind::sched_switch);
-    const int fgraph_entry = add_role("ftrace", "funcgraph_entry", Kind::function);
-    const int fgraph_exit = add_role("ftrace", "funcgraph_exit", Kind::function);
+    fgraph_entry_ = add_role("ftrace", "funcgraph_entry", Kind::function);
+    fgraph_exit_ = add_role("ftrace", "funcgraph_exit", Kind::function);
     const int sys_enter = add_role("raw_syscalls", "sys_enter", Kind::syscall);
     const int sys_exit = add_role("raw_syscalls", "sys_exit", Kind::syscall);
     const int exec = add_role("sched", "sched_process_exec", Kind::process_exec);
     if (exec >= 0) roles_[exec].data = roles_[exec].type->handle("old_pid");
-    add_role("ftrace", "kernel_stack", Kind::kernel_stack);
+    stack_ = add_role("ftrace", "kernel_stack", Kind::kernel_stack);
+    if (stack_ >= 0) roles_[stack_].data = roles_[stack_].type->handle("caller");
     const int function = add_role("ftrace", "function", Kind::function);
     if (function >= 0) roles_[function].data = roles_[function].type->handle("ip");
 
@@ -157,14 +64,14 @@ ProfileReport::FileProfile::FileProfile(const TraceContext& ctx, const Options& 
         mate(softirq_entry, "", "vec", softirq_exit, "vec", false, global);
     if (softirq_entry >= 0 && softirq_raise >= 0)
         mate(softirq_raise, "", "vec", softirq_entry, "vec", false, global);
-    if (fgraph_entry >= 0 && fgraph_exit >= 0) mate(fgraph_entry, "", "func", fgraph_exit, "func", true);
+    if (fgraph_entry_ >= 0 && fgraph_exit_ >= 0) mate(fgraph_entry_, "", "func", fgraph_exit_, "func", true);
     if (sys_enter >= 0 && sys_exit >= 0) mate(sys_enter, "", "id", sys_exit, "id", true);
     if (options_.hooks && !options_.hooks->value.empty()) add_hooks(options_.hooks->value);
 }
 
 // trace-cmd adds each hook's two events again: the new roles shadow the built-in ones (their
 // handling and labels), and their pairs are attributed as any pair's.
-void ProfileReport::FileProfile::add_hooks(const std::string& text) {
+void FileProfile::add_hooks(const std::string& text) {
     size_t from = 0;
     while (from <= text.size()) {
         const size_t nl = std::min(text.find('\n', from), text.size());
@@ -189,7 +96,7 @@ void ProfileReport::FileProfile::add_hooks(const std::string& text) {
     }
 }
 
-int ProfileReport::FileProfile::add_role(std::string_view system, std::string_view name, Kind kind) {
+int FileProfile::add_role(std::string_view system, std::string_view name, Kind kind) {
     const EventType* t = ctx_->find_type(system, name);
     if (!t) return -1;
     roles_.emplace_back(t, kind);
@@ -197,8 +104,8 @@ int ProfileReport::FileProfile::add_role(std::string_view system, std::string_vi
     return static_cast<int>(roles_.size() - 1);
 }
 
-void ProfileReport::FileProfile::mate(int start, std::string_view pid_field, std::string_view end_match,
-                                      int end, std::string_view start_match, bool migrate, bool global) {
+void FileProfile::mate(int start, std::string_view pid_field, std::string_view end_match, int end,
+                       std::string_view start_match, bool migrate, bool global) {
     Role& s = roles_[start];
     Role& e = roles_[end];
     const FieldHandle pid = pid_field.empty() ? FieldHandle{} : s.type->handle(pid_field);
@@ -214,7 +121,7 @@ void ProfileReport::FileProfile::mate(int start, std::string_view pid_field, std
 }
 
 // Events with no role of their own are counted by their first field (0 when it is not a number).
-int ProfileReport::FileProfile::role_of(const EventType& type) {
+int FileProfile::role_of(const EventType& type) {
     auto it = role_by_id_.find(type.id);
     if (it != role_by_id_.end()) return it->second;
     Role r{&type, Kind::other};
@@ -225,7 +132,7 @@ int ProfileReport::FileProfile::role_of(const EventType& type) {
     return index;
 }
 
-Task& ProfileReport::FileProfile::task(int pid) {
+Task& FileProfile::task(int pid) {
     Task& t = tasks_[pid];
     t.pid = pid;
     return t;
@@ -233,7 +140,7 @@ Task& ProfileReport::FileProfile::task(int pid) {
 
 // Global pairs go to pseudo-tasks with trace-cmd's negative pids: -1 "Global Events" (pairs
 // that may change CPU), -1-N "Global CPU[N] Events".
-Task& ProfileReport::FileProfile::event_task(const Role& r, const Event& ev, int pid) {
+Task& FileProfile::event_task(const Role& r, const Event& ev, int pid) {
     if (r.global) {
         Task& t = task(r.migrate ? -1 : -1 - ev.cpu());
         if (!t.comm)
@@ -243,22 +150,25 @@ Task& ProfileReport::FileProfile::event_task(const Role& r, const Event& ev, int
     return task(r.pid ? static_cast<int>(ev.u64(r.pid)) : pid);
 }
 
-void ProfileReport::FileProfile::add_start(Task& t, int role, const Event& ev, uint64_t search_val,
-                                           uint64_t val) {
-    t.starts.push_back({role, search_val, val, ev.timestamp(), ev.cpu(), roles_[role].migrate});
+Start& FileProfile::add_start(Task& t, int role, const Event& ev, uint64_t search_val, uint64_t val) {
+    t.starts.push_back(
+        {role, search_val, val, ev.timestamp(), ev.cpu(), roles_[role].migrate, ++serial_, {}});
+    return t.starts.back();
 }
 
-// The most recent open start of `role` with `search_val` ends at `ts`.
-void ProfileReport::FileProfile::close_start(Task& t, int role, uint64_t ts, uint64_t search_val) {
-    if (role < 0) return;
+// The most recent open start of `role` with `search_val` ends at `ts`: its figures, or null when
+// there is none.
+Figures* FileProfile::close_start(Task& t, int role, uint64_t ts, uint64_t search_val) {
+    if (role < 0) return nullptr;
     auto it = std::find_if(t.starts.rbegin(), t.starts.rend(),
                            [&](const Start& s) { return s.role == role && s.search_val == search_val; });
-    if (it == t.starts.rend()) return;
+    if (it == t.starts.rend()) return nullptr;
     // Time going backwards between CPUs counts as zero.
     const uint64_t delta = ts >= it->ts ? ts - it->ts : 0;
     Figures& f = t.figures[{role, it->search_val, it->val}];
     ++f.count;
     f.total += delta;
+    f.last_time = delta;
     if (delta > f.max) {
         f.max = delta;
         f.ts_max = ts;
@@ -267,58 +177,84 @@ void ProfileReport::FileProfile::close_start(Task& t, int role, uint64_t ts, uin
         f.min = delta;
         f.ts_min = ts;
     }
+    if (it->stack) {
+        const std::string& caller = it->stack->caller;
+        f.stacks.add({reinterpret_cast<const uint8_t*>(caller.data()), caller.size()}, delta, it->stack->ts);
+    }
     t.starts.erase(std::next(it).base());
+    return &f;
 }
 
 // Lost events on a CPU: pairs started there, and all those that may change CPU, cannot be trusted.
-void ProfileReport::FileProfile::drop_starts(int cpu) {
+void FileProfile::drop_starts(int cpu) {
     for (auto& [pid, t] : tasks_) {
         std::erase_if(t.starts, [&](const Start& s) { return s.migrate || s.cpu == cpu; });
     }
 }
 
-void ProfileReport::FileProfile::record(const Event& ev) {
+void FileProfile::record(const Event& ev) {
+    if (failure_) return;
     if (ev.missed_before() != 0) drop_starts(ev.cpu());
     const int role = role_of(ev.type());
     const int pid = ev.pid();
-    task(pid);  // every current task is listed, even one without events of its own
+    Task& current = task(pid);  // every current task is listed, even one without events of its own
+    const uint64_t stack_before = current.last_stack ? current.last_stack_serial : 0;
     const Role& r = roles_[role];
     if (role == switch_) {
         on_switch(ev);
     } else if (role == wakeup_ && r.start >= 0) {
-        on_wakeup(ev);
+        on_wakeup(ev, pid);
     } else if (r.kind == Kind::process_exec) {
         on_exec(r, ev, pid);
-    } else if (r.kind != Kind::kernel_stack) {
-        on_pair_event(role, ev, pid);
+    } else if (role == stack_) {
+        on_stack(r, ev, pid);
+    } else if (role == fgraph_entry_ && r.end >= 0) {
+        on_fgraph_entry(role, ev, pid);
+    } else {
+        Task* t = on_pair_event(role, ev, pid);
+        if (role == fgraph_exit_ && r.start >= 0) t->last_event = nullptr;  // no stacks on exits
     }
+    // A stack kept for a funcgraph_entry lasts until the task's next event.
+    if (stack_before && current.last_stack && current.last_stack_serial == stack_before)
+        current.last_stack.reset();
 }
 
-void ProfileReport::FileProfile::on_pair_event(int role, const Event& ev, int pid) {
+// A pair's end and/or start, else an event counted by its value. The task whose next stack
+// belongs to the event (trace-cmd's handle_event_data) is returned.
+Task* FileProfile::on_pair_event(int role, const Event& ev, int pid) {
     const Role& r = roles_[role];
-    bool paired = false;
+    Task* t = nullptr;
     if (r.start >= 0) {
-        close_start(event_task(r, ev, pid), r.start, ev.timestamp(), ev.u64(r.start_match));
-        paired = true;
+        t = &event_task(r, ev, pid);
+        t->last_event = close_start(*t, r.start, ev.timestamp(), ev.u64(r.start_match));
+        t->last_start = 0;
     }
     if (r.end >= 0) {
+        t = &event_task(r, ev, pid);
         const uint64_t v = ev.u64(r.end_match);
-        add_start(event_task(r, ev, pid), role, ev, v, v);
-        paired = true;
+        t->last_start = add_start(*t, role, ev, v, v).serial;
+        t->last_event = nullptr;
     }
-    if (paired) return;
+    if (t) return t;
+    t = &task(pid);
+    t->proxy = nullptr;
+    t->last_start = 0;
     const uint64_t v = r.data ? ev.u64(r.data) : 0;
-    ++task(pid).figures[{role, v, v}].count;
+    Figures& f = t->figures[{role, v, v}];
+    ++f.count;
+    t->last_event = &f;
+    return t;
 }
 
-void ProfileReport::FileProfile::on_switch(const Event& ev) {
+void FileProfile::on_switch(const Event& ev) {
     const Role& r = roles_[switch_];
     const uint64_t prev_pid = ev.u64(r.pid), next_pid = ev.u64(r.end_match);
     const uint64_t prev_state = ev.u64(r.data) & kStateMask;
     Task& prev = task(static_cast<int>(prev_pid));
     if (!prev.comm) prev.comm = raw_comm(ev, prev_comm_);
     prev.sleeping = prev_state != 0;
-    add_start(prev, switch_, ev, prev_pid, prev_state);
+    prev.last_start = add_start(prev, switch_, ev, prev_pid, prev_state).serial;
+    prev.last_event = nullptr;
     Task& next = task(static_cast<int>(next_pid));
     if (!next.comm) next.comm = raw_comm(ev, next_comm_);
     // Blocked tasks come back through a wakeup, preempted ones straight from their switch-out.
@@ -326,26 +262,92 @@ void ProfileReport::FileProfile::on_switch(const Event& ev) {
     close_start(next, switch_, ev.timestamp(), next_pid);
 }
 
-void ProfileReport::FileProfile::on_wakeup(const Event& ev) {
+// The stacks that follow a wakeup belong to the woken task.
+void FileProfile::on_wakeup(const Event& ev, int pid) {
     const Role& r = roles_[wakeup_];
     if (r.data && ev.u64(r.data) == 0) return;  // an unsuccessful wakeup
-    const uint64_t pid = ev.u64(r.pid);
-    Task& t = task(static_cast<int>(pid));
+    Task& waker = task(pid);
+    const uint64_t woken = ev.u64(r.pid);
+    Task& t = task(static_cast<int>(woken));
     if (!t.comm) t.comm = raw_comm(ev, wakeup_comm_);
-    if (!t.sleeping) return;
+    if (!t.sleeping) {
+        waker.proxy = nullptr;
+        waker.last_start = 0;
+        waker.last_event = nullptr;
+        return;
+    }
     t.sleeping = false;
-    close_start(t, switch_, ev.timestamp(), pid);
-    add_start(t, wakeup_, ev, pid, pid);
+    waker.proxy = &t;
+    close_start(t, switch_, ev.timestamp(), woken);
+    t.last_start = add_start(t, wakeup_, ev, woken, woken).serial;
+    t.last_event = nullptr;
 }
 
 // An exec renames the task: its name is taken again from the next sched event.
-void ProfileReport::FileProfile::on_exec(const Role& r, const Event& ev, int pid) {
+void FileProfile::on_exec(const Role& r, const Event& ev, int pid) {
     task(r.data ? static_cast<int>(ev.u64(r.data)) : pid).comm.reset();
+}
+
+// A kernel_stack goes to the pair its task (or the task it woke) just started, else to the event
+// line it just counted or ended, else it waits for a funcgraph_entry of the task.
+void FileProfile::on_stack(const Role& r, const Event& ev, int pid) {
+    Task& current = task(pid);
+    current.last_stack.reset();
+    Task* t = &current;
+    if (t->proxy) t = std::exchange(current.proxy, nullptr);
+    Start* start = nullptr;
+    if (t->last_start) {
+        auto it = std::find_if(t->starts.begin(), t->starts.end(),
+                               [&](const Start& s) { return s.serial == t->last_start; });
+        if (it != t->starts.end()) start = &*it;
+    }
+    const auto payload = ev.payload();
+    const size_t offset = std::min<size_t>(r.data.offset, payload.size());
+    PendingStack stack{
+        std::string(reinterpret_cast<const char*>(payload.data()) + offset, payload.size() - offset),
+        ev.timestamp()};
+    if (stack.caller.size() < sizeof(int)) {
+        // trace-cmd 3.1.6 dies here ("Stack size of less than sizeof(int)??", exit 255).
+        char where[96];
+        std::snprintf(where, sizeof where,
+                      "kernel_stack on cpu %d at %" PRIu64 " ns has %zu bytes of callers", ev.cpu(),
+                      ev.timestamp(), stack.caller.size());
+        failure_ = std::string(where) + ", fewer than an int: no profile (trace-cmd stops there too)";
+        return;
+    }
+    if (!start && !t->last_event) {
+        current.last_stack = std::move(stack);
+        current.last_stack_serial = ++serial_;
+        return;
+    }
+    if (start) {
+        start->stack = std::move(stack);
+        t->last_start = 0;
+        t->last_event = nullptr;
+        return;
+    }
+    Figures* f = std::exchange(t->last_event, nullptr);
+    f->stacks.add({reinterpret_cast<const uint8_t*>(stack.caller.data()), stack.caller.size()}, f->last_time,
+                  stack.ts);
+}
+
+// Stacks come before the function graph's entry: the one the task kept goes to the entry's pair.
+void FileProfile::on_fgraph_entry(int role, const Event& ev, int pid) {
+    const Role& r = roles_[role];
+    Task& t = event_task(r, ev, pid);
+    const uint64_t v = ev.u64(r.end_match);
+    Start& start = add_start(t, role, ev, v, v);
+    t.last_event = nullptr;
+    if (t.last_stack) {
+        start.stack = std::move(t.last_stack);
+        t.last_stack.reset();
+    }
+    t.last_start = 0;  // later stacks do not belong to the entry
 }
 
 // The field's bytes as they are in the record, up to a NUL (trace-cmd copies the field, it does
 // not follow a __data_loc).
-std::string ProfileReport::FileProfile::raw_comm(const Event& ev, const FieldHandle& field) const {
+std::string FileProfile::raw_comm(const Event& ev, const FieldHandle& field) const {
     const auto payload = ev.payload();
     if (!field || field.offset > payload.size()) return {};
     const size_t n = std::min<size_t>(field.size, payload.size() - field.offset);
@@ -353,152 +355,18 @@ std::string ProfileReport::FileProfile::raw_comm(const Event& ev, const FieldHan
     return std::string(p, strnlen(p, n));
 }
 
-void ProfileReport::FileProfile::append_label(const Role& r, uint64_t val, TextBuffer& out) const {
-    if (r.kind == Kind::function) {
-        if (auto sym = ctx_->resolvers().lookup(kKernelDomain, val))
-            out.appendf("func: %.*s()", static_cast<int>(sym->name.size()), sym->name.data());
-        else
-            out.appendf("func: 0x%" PRIx64, val);
-        return;
-    }
-    out.append(r.type->name);
-    out.push_back(':');
-    switch (r.kind) {
-        case Kind::sched_switch:
-            if (options_.legacy_states && options_.legacy_states->set) {
-                // trace-cmd's own letters (TASK_STATE_TO_CHAR_STR of Linux 4.x): K for I, W for R+.
-                static constexpr char kStates[] = "RSDTtXZxKWP";
-                if (!val) out.push_back('R');
-                for (size_t i = 0; val && i + 1 < sizeof kStates - 1; ++i, val >>= 1)
-                    if (val & 1) out.push_back(kStates[i + 1]);
-                return;
-            }
-            states_->append(val, out);
-            return;
-        case Kind::softirq: {
-            const ValueTable* names = r.type->table_for("vec", false);
-            if (names) {
-                for (const auto& [value, name] : names->entries) {
-                    if (value != val) continue;
-                    out.append(name);
-                    return;
-                }
-            }
-            if (static_cast<int>(val) >= 0 &&
-                static_cast<int>(val) < static_cast<int>(std::size(kSoftirqNames)))
-                out.append(kSoftirqNames[static_cast<int>(val)]);
-            else
-                out.appendf("%d", static_cast<int>(val));
-            return;
-        }
-        case Kind::syscall:
-            out.appendf("%d", static_cast<int>(val));
-            return;
-        default:
-            out.appendf("0x%" PRIx64, val);
-    }
-}
-
-void ProfileReport::FileProfile::print_task(const Task& t, TextBuffer& out) const {
-    out.append("\ntask: ");
-    out.append(t.comm ? std::string_view(*t.comm) : ctx_->comm(t.pid));
-    out.appendf("-%d\n", t.pid);
-    print_figures(t.figures, out);
-}
-
-// --by-comm: the tasks whose name the sched events gave, merged by that name as trace-cmd merges
-// them (wakeups under one value, switches by state, the rest as they are). trace-cmd lists the
-// groups in the order of their addresses in memory (its compare_groups compares pointers); here by
-// name.
-void ProfileReport::FileProfile::print_groups(TextBuffer& out) const {
-    std::map<std::string, std::map<FigureKey, Figures>> groups;
-    for (const auto& [pid, t] : tasks_) {
-        if (!t.comm || pid < 0) continue;
-        auto& g = groups[*t.comm];
-        for (const auto& [key, f] : t.figures) {
-            FigureKey k = key;
-            const Kind kind = roles_[static_cast<size_t>(std::get<0>(key))].kind;
-            if (kind == Kind::sched_wakeup) k = {std::get<0>(key), 0, 0};
-            if (kind == Kind::sched_switch) k = {std::get<0>(key), std::get<2>(key), std::get<2>(key)};
-            Figures& m = g[k];
-            if (m.count == 0) {
-                m = f;
-                continue;
-            }
-            m.count += f.count;
-            m.total += f.total;
-            if (f.max > m.max) m.max = f.max, m.ts_max = f.ts_max;
-            if (f.min < m.min) m.min = f.min, m.ts_min = f.ts_min;
-        }
-    }
-    for (const auto& [comm, figures] : groups) {
-        out.append("\ngroup: ");
-        out.append(comm);
-        out.push_back('\n');
-        print_figures(figures, out);
-    }
-}
-
-void ProfileReport::FileProfile::print_figures(const std::map<FigureKey, Figures>& figures,
-                                               TextBuffer& out) const {
-    // sched_switch first (by state), then sched_wakeup, then by event id and longest total.
-    std::vector<std::pair<FigureKey, const Figures*>> rows;
-    for (const auto& [key, f] : figures) rows.emplace_back(key, &f);
-    auto rank = [&](const std::pair<FigureKey, const Figures*>& row) {
-        const Role& r = roles_[static_cast<size_t>(std::get<0>(row.first))];
-        const int group = r.kind == Kind::sched_switch ? 0 : r.kind == Kind::sched_wakeup ? 1 : 2;
-        const uint64_t state = group == 0 ? std::get<2>(row.first) : 0;
-        const uint32_t id = group == 2 ? r.type->id : 0;
-        return std::make_tuple(group, state, id, ~row.second->total, std::get<1>(row.first),
-                               std::get<2>(row.first));
-    };
-    std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
-    for (const auto& [key, f] : rows) {
-        out.append("  Event: ");
-        append_label(roles_[static_cast<size_t>(std::get<0>(key))], std::get<2>(key), out);
-        out.appendf(" (%" PRId64 ")", as_int64(f->count));
-        if (f->total) {
-            out.appendf(" Total: %" PRId64 " Avg: %" PRId64 " Max: %" PRId64 "(ts:", as_int64(f->total),
-                        as_int64(f->total / f->count), as_int64(f->max));
-            append_time(f->ts_max, out);
-            out.appendf(") Min:%" PRId64 "(ts:", as_int64(f->min));
-            append_time(f->ts_min, out);
-            out.push_back(')');
-        }
-        out.push_back('\n');
-    }
-}
-
-void ProfileReport::FileProfile::print(TextBuffer& out) {
-    // The global pseudo-tasks first, each under its name alone and only when it has figures.
-    std::vector<const Task*> global;
-    for (const auto& [pid, t] : tasks_)
-        if (pid < 0 && !t.figures.empty()) global.push_back(&t);
-    std::sort(global.begin(), global.end(), [](const Task* a, const Task* b) { return a->pid > b->pid; });
-    for (const Task* t : global) {
-        out.append(*t->comm);
-        out.push_back('\n');
-        print_figures(t->figures, out);
-    }
-    const bool by_comm = options_.by_comm && options_.by_comm->set;
-    if (by_comm) print_groups(out);
-    std::vector<const Task*> sorted;
-    for (const auto& [pid, t] : tasks_)
-        if (pid >= 0 && (!by_comm || !t.comm)) sorted.push_back(&t);
-    std::sort(sorted.begin(), sorted.end(), [](const Task* a, const Task* b) { return a->pid < b->pid; });
-    for (const Task* t : sorted) print_task(*t, out);
-}
+}  // namespace profile
 
 ProfileReport::ProfileReport() = default;
 ProfileReport::ProfileReport(Options options) : options_(options) {}
 ProfileReport::~ProfileReport() = default;
 
-ProfileReport::FileProfile& ProfileReport::profile_of(const TraceContext& ctx) {
+profile::FileProfile& ProfileReport::profile_of(const TraceContext& ctx) {
     if (last_ && last_->context() == &ctx) return *last_;
     for (auto& f : files_) {
         if (f->context() == &ctx) return *(last_ = f.get());
     }
-    files_.push_back(std::make_unique<FileProfile>(ctx, options_));
+    files_.push_back(std::make_unique<profile::FileProfile>(ctx, options_));
     return *(last_ = files_.back().get());
 }
 

@@ -14,7 +14,8 @@
 // of one name into a "group:" (in name order; trace-cmd's order is its memory's). -G puts the irq
 // and softirq pairs in "Global CPU[N] Events" blocks before the tasks; -H adds pairs of the user's
 // (<ringscope/event_hook.hpp>), which take an event's place as trace-cmd's do (a hook on
-// sched_switch replaces its own handling). Not done: kernel_stack call chains.
+// sched_switch replaces its own handling). The kernel_stack events that follow an event are printed
+// under its line as a tree of call chains (profile_stacks.hpp).
 #pragma once
 
 #include <memory>
@@ -24,6 +25,10 @@
 #include <ringscope/plugin.hpp>
 
 namespace ringscope::sched {
+
+namespace profile {
+class FileProfile;
+}
 
 class ProfileReport final : public EventHandler {
   public:
@@ -44,7 +49,7 @@ class ProfileReport final : public EventHandler {
     void report_summary(TextBuffer& out) override;
 
   private:
-    class FileProfile;
+    using FileProfile = profile::FileProfile;
     FileProfile& profile_of(const TraceContext& ctx);
 
     Options options_;

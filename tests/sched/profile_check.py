@@ -50,6 +50,31 @@ def sections(text: str):
     return preamble, tasks
 
 
+def compare(want_pre, want_tasks, got_pre, got_tasks):
+    """The differences of two sections() results: the lines before the first task, the tasks in
+    order, and each task's lines (Counters) as multisets."""
+    problems = []
+    if want_pre != got_pre:
+        problems.append(f"lines before the first task: expected {want_pre[:10]}, got {got_pre[:10]}")
+    want_names = [t for t, _ in want_tasks]
+    got_names = [t for t, _ in got_tasks]
+    if want_names != got_names:
+        missing = [t for t in want_names if t not in got_names]
+        extra = [t for t in got_names if t not in want_names]
+        problems.append(f"tasks differ: missing {missing[:10]}, extra {extra[:10]}"
+                        + ("" if missing or extra else " (order)"))
+    got_by_name = dict(got_tasks)
+    for task, events in want_tasks:
+        other = got_by_name.get(task)
+        if other is None or other == events:
+            continue
+        for line in sorted((events - other).elements()):
+            problems.append(f"{task}: missing  {line.rstrip()}")
+        for line in sorted((other - events).elements()):
+            problems.append(f"{task}: extra    {line.rstrip()}")
+    return problems
+
+
 def main() -> int:
     ringscope, data_dir, name = os.path.abspath(sys.argv[1]), sys.argv[2], sys.argv[3]
     args, expected_file = load_case(data_dir, name)
@@ -62,27 +87,8 @@ def main() -> int:
     got = run.stdout.decode("utf-8", "surrogateescape")
     want_pre, want_tasks = sections(want)
     got_pre, got_tasks = sections(got)
-    problems = []
-    if want_pre != got_pre:
-        problems.append(f"lines before the first task: expected {want_pre}, got {got_pre}")
-    want_names = [t for t, _ in want_tasks]
-    got_names = [t for t, _ in got_tasks]
-    if want_names != got_names:
-        missing = [t for t in want_names if t not in got_names]
-        extra = [t for t in got_names if t not in want_names]
-        problems.append(f"tasks differ: missing {missing[:10]}, extra {extra[:10]}"
-                        + ("" if missing or extra else " (order)"))
-    got_by_name = dict(got_tasks)
-    lines = 0
-    for task, events in want_tasks:
-        lines += sum(events.values())
-        other = got_by_name.get(task)
-        if other is None or other == events:
-            continue
-        for line in sorted((events - other).elements()):
-            problems.append(f"{task}: missing  {line.strip()}")
-        for line in sorted((other - events).elements()):
-            problems.append(f"{task}: extra    {line.strip()}")
+    problems = compare(want_pre, want_tasks, got_pre, got_tasks)
+    lines = sum(sum(events.values()) for _, events in want_tasks)
     if problems:
         print(f"{name}: `ringscope report {' '.join(args)}` differs from {expected_file} ({len(problems)} problems):")
         for p in problems[:40]:
