@@ -41,6 +41,7 @@ struct Decoded {
     std::map<uint32_t, std::map<int64_t, std::string>> threads;    // machine -> tid -> name
     std::map<uint32_t, std::map<int64_t, int64_t>> tgids;          // machine -> tid -> tgid
     std::map<uint32_t, std::map<int64_t, std::string>> processes;  // machine -> pid -> cmdline
+    std::map<uint32_t, std::map<int64_t, int64_t>> ppids;          // machine -> pid -> parent's pid
     size_t lost_bundles = 0;
 };
 
@@ -153,9 +154,11 @@ Decoded decode_trace(const std::string& bytes) {
                     auto m = read_message(t.bytes);
                     if (t.number == field::kTreeProcesses) {
                         auto cmdline = find_field(m, field::kProcessCmdline);
-                        d.processes[machine]
-                                   [static_cast<int64_t>(find_field(m, field::kProcessPid).value().value)] =
-                            cmdline ? std::string(cmdline->bytes) : std::string();
+                        const auto pid =
+                            static_cast<int64_t>(find_field(m, field::kProcessPid).value().value);
+                        d.processes[machine][pid] = cmdline ? std::string(cmdline->bytes) : std::string();
+                        if (auto ppid = find_field(m, field::kProcessPpid))
+                            d.ppids[machine][pid] = static_cast<int32_t>(static_cast<uint32_t>(ppid->value));
                         continue;
                     }
                     if (t.number != field::kTreeThreads) continue;
@@ -462,6 +465,36 @@ TEST(PerfettoConvert, ThreadsAreInTheProcessesTheyWrote) {
         }
     }
     EXPECT_EQ(threaded, 12u);
+}
+
+// threads.dat again: each process made in the trace names its parent process (ProcessTree's
+// ppid), the process of the task whose task_newtask made it (a process forked by a thread has the
+// thread's process as parent). Expected from report's text: the creator of each task_newtask line
+// and the tgids the tasks wrote themselves.
+TEST(PerfettoConvert, ProcessesHaveTheirParents) {
+    const std::string dat = data("view/threads.dat");
+    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
+                                        "/ringscope' report '" + dat + "'");
+    ASSERT_EQ(report.status, 0);
+    static const std::regex tgid_re(R"(tgid-check tid=(\d+) tgid=(\d+))");
+    static const std::regex made_re(R"(-(\d+) +\[\d+\] [0-9.]+: task_newtask: +pid=(\d+) )");
+    std::map<int64_t, int64_t> written, creator;
+    for (std::sregex_iterator it(report.out.begin(), report.out.end(), tgid_re), end; it != end; ++it)
+        written[std::stoll((*it)[1])] = std::stoll((*it)[2]);
+    for (std::sregex_iterator it(report.out.begin(), report.out.end(), made_re), end; it != end; ++it)
+        creator[std::stoll((*it)[2])] = std::stoll((*it)[1]);
+    std::map<int64_t, int64_t> want;  // process -> parent process
+    for (const auto& [child, by] : creator)
+        if (written.count(child) && written[child] == child && written.count(by)) want[child] = written[by];
+    ASSERT_EQ(want.size(), 4u) << "proc1-3 made by the main thread, proc4 by a thread of proc3";
+
+    Decoded d = check_conversion({dat});
+    for (const auto& [pid, ppid] : want) {
+        EXPECT_TRUE(d.processes[0].count(pid)) << "process " << pid << " is listed";
+        EXPECT_EQ(d.ppids[0].count(pid) ? d.ppids[0][pid] : -1, ppid) << "process " << pid;
+    }
+    // Threads are not processes, and a parent from before the trace is not made up.
+    for (const auto& [pid, ppid] : d.ppids[0]) EXPECT_TRUE(want.count(pid)) << pid << " has ppid " << ppid;
 }
 
 TEST(PerfettoConvert, DroppedEventsAreFtraceStats) {
