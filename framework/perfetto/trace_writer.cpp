@@ -402,6 +402,9 @@ void TraceWriter::add_input(int input, engine::TraceFile& file) {
     in.cpus = file.cpu_count();
     in.cpustats = file.reader().options().cpustats;
     in.ftrace_clock = ftrace_clock_for(file.trace_clock(), file.in_usecs());
+    // A guest's times are put on its host's time line (TIME_SHIFT, as report merges them): its
+    // bundles name the host's clock, so Perfetto reads both machines on the same one.
+    if (input > 0 && file.clock().has_time_shift() && v[0].declared) in.ftrace_clock = v[0].ftrace_clock;
     file.comms().for_each([&](int pid, std::string_view comm) {
         if (pid > 0) in.tasks.emplace_back(pid, std::string(comm));
     });
