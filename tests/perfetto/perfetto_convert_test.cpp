@@ -442,15 +442,24 @@ TEST(PerfettoConvert, GenericFunctionFieldsAreNamed) {
 // threads.dat (tests/data/view/make-threads.sh): every task of its workload wrote "tgid-check tid=T
 // tgid=G" to trace_marker. The ProcessTree must put each thread in that process, worked out from
 // task_newtask and sched_process_exec, never from those lines; a process with threads is named.
+// Report's text of threads.dat, and RE's matches in it as a map: group KEY -> group VALUE.
+std::string threads_report() {
+    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
+                                        "/ringscope' report '" + data("view/threads.dat") + "'");
+    EXPECT_EQ(report.status, 0);
+    return report.out;
+}
+std::map<int64_t, int64_t> pairs(const std::string& text, const std::regex& re, int key = 1, int value = 2) {
+    std::map<int64_t, int64_t> out;
+    for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it)
+        out[std::stoll((*it)[key])] = std::stoll((*it)[value]);
+    return out;
+}
+const std::regex kTgidCheck(R"(tgid-check tid=(\d+) tgid=(\d+))");
+
 TEST(PerfettoConvert, ThreadsAreInTheProcessesTheyWrote) {
     const std::string dat = data("view/threads.dat");
-    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
-                                        "/ringscope' report '" + dat + "'");
-    ASSERT_EQ(report.status, 0);
-    static const std::regex re(R"(tgid-check tid=(\d+) tgid=(\d+))");
-    std::map<int64_t, int64_t> written;
-    for (std::sregex_iterator it(report.out.begin(), report.out.end(), re), end; it != end; ++it)
-        written[std::stoll((*it)[1])] = std::stoll((*it)[2]);
+    std::map<int64_t, int64_t> written = pairs(threads_report(), kTgidCheck);
     ASSERT_EQ(written.size(), 17u);
 
     Decoded d = check_conversion({dat});
@@ -473,16 +482,11 @@ TEST(PerfettoConvert, ThreadsAreInTheProcessesTheyWrote) {
 // and the tgids the tasks wrote themselves.
 TEST(PerfettoConvert, ProcessesHaveTheirParents) {
     const std::string dat = data("view/threads.dat");
-    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
-                                        "/ringscope' report '" + dat + "'");
-    ASSERT_EQ(report.status, 0);
-    static const std::regex tgid_re(R"(tgid-check tid=(\d+) tgid=(\d+))");
-    static const std::regex made_re(R"(-(\d+) +\[\d+\] [0-9.]+: task_newtask: +pid=(\d+) )");
-    std::map<int64_t, int64_t> written, creator;
-    for (std::sregex_iterator it(report.out.begin(), report.out.end(), tgid_re), end; it != end; ++it)
-        written[std::stoll((*it)[1])] = std::stoll((*it)[2]);
-    for (std::sregex_iterator it(report.out.begin(), report.out.end(), made_re), end; it != end; ++it)
-        creator[std::stoll((*it)[2])] = std::stoll((*it)[1]);
+    const std::string report = threads_report();
+    std::map<int64_t, int64_t> written = pairs(report, kTgidCheck);
+    // "NAME-CREATOR [cpu] ts: task_newtask: pid=CHILD": child -> creator.
+    std::map<int64_t, int64_t> creator =
+        pairs(report, std::regex(R"(-(\d+) +\[\d+\] [0-9.]+: task_newtask: +pid=(\d+) )"), 2, 1);
     std::map<int64_t, int64_t> want;  // process -> parent process
     for (const auto& [child, by] : creator)
         if (written.count(child) && written[child] == child && written.count(by)) want[child] = written[by];

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "../support/file_text.hpp"
+#include "export_blob.hpp"
 #include "framework/perfetto/ftrace_schema.hpp"
 #include "framework/view/view_export.hpp"
 #include "tests/perfetto/bundle_reader.hpp"
@@ -100,12 +101,7 @@ void check_export(const std::vector<std::string>& files) {
     EXPECT_LE(html.size(), view::kExportCap);
     EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u) << html.substr(0, 80);
     EXPECT_NE(html.find("</html>"), std::string::npos);
-    const std::string open = "<script id=\"ringscope-data\" type=\"application/json\">";
-    const size_t at = html.find(open);
-    ASSERT_NE(at, std::string::npos);
-    const size_t end = html.find("</script>", at);
-    ASSERT_NE(end, std::string::npos);
-    const json blob = json::parse(html.substr(at + open.size(), end - at - open.size()), nullptr, false);
+    const json blob = export_blob(html);
     ASSERT_TRUE(blob.is_object()) << "the data blob parses";
     const auto& events = blob["events"];
     ASSERT_TRUE(events.is_array());
