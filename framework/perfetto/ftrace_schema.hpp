@@ -109,6 +109,7 @@ inline constexpr uint32_t kThreadTid = 1;
 inline constexpr uint32_t kThreadName = 2;
 inline constexpr uint32_t kThreadTgid = 3;
 inline constexpr uint32_t kProcessPid = 1;
+inline constexpr uint32_t kProcessPpid = 2;
 inline constexpr uint32_t kProcessCmdline = 3;
 
 inline constexpr uint32_t kStatsPhase = 1;

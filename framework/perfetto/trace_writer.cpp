@@ -295,6 +295,8 @@ struct TraceWriter::Impl {
     // The tasks and their processes, once every event has been seen; the packet carries the
     // input's first time, so trace processor knows them from the start. trace.dat keeps no thread
     // groups: a task the events say nothing of leads its own (tgid = tid), as TgidTracker says.
+    // A process is listed when it has threads (named by its leader) or a parent process the
+    // events name (sched_process_fork, task_newtask), so trace processor links it to its parent.
     void process_tree(Input& in) {
         std::vector<std::pair<uint64_t, tasks::TaskChange>> changes;
         for (auto& [id, s] : in.streams) {
@@ -309,19 +311,20 @@ struct TraceWriter::Impl {
             names.try_emplace(c.pid);  // a task made in the trace whose name was not saved
         }
         std::string tree, entry, body, tail;
-        std::set<int> leaders;  // processes that have a thread besides the leader
+        std::set<int> processes;  // with a thread besides the leader, or a parent the events name
         for (const auto& [pid, comm] : names) {
             const int32_t tgid = in.tgids->tgid(pid);
-            if (tgid != pid) leaders.insert(tgid);
+            if (tgid != pid || in.tgids->parent(pid)) processes.insert(tgid);
             entry.clear();
             put_int(entry, field::kThreadTid, pid);
             if (!comm.empty()) put_bytes(entry, field::kThreadName, comm);
             put_int(entry, field::kThreadTgid, tgid);
             put_bytes(tree, field::kTreeThreads, entry);
         }
-        for (const int tgid : leaders) {
+        for (const int tgid : processes) {
             entry.clear();
             put_int(entry, field::kProcessPid, tgid);
+            if (auto ppid = in.tgids->parent(tgid)) put_int(entry, field::kProcessPpid, *ppid);
             if (auto it = names.find(tgid); it != names.end() && !it->second.empty())
                 put_bytes(entry, field::kProcessCmdline, it->second);
             put_bytes(tree, field::kTreeProcesses, entry);
@@ -399,6 +402,9 @@ void TraceWriter::add_input(int input, engine::TraceFile& file) {
     in.cpus = file.cpu_count();
     in.cpustats = file.reader().options().cpustats;
     in.ftrace_clock = ftrace_clock_for(file.trace_clock(), file.in_usecs());
+    // A guest's times are put on its host's time line (TIME_SHIFT, as report merges them): its
+    // bundles name the host's clock, so Perfetto reads both machines on the same one.
+    if (input > 0 && file.clock().has_time_shift() && v[0].declared) in.ftrace_clock = v[0].ftrace_clock;
     file.comms().for_each([&](int pid, std::string_view comm) {
         if (pid > 0) in.tasks.emplace_back(pid, std::string(comm));
     });

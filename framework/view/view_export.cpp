@@ -7,6 +7,7 @@
 
 #include "framework/io/atomic_output.hpp"
 #include "framework/view/assets.hpp"
+#include "framework/view/json_line.hpp"
 
 namespace ringscope::view {
 namespace {
@@ -62,15 +63,6 @@ void write_script_safe(std::FILE* f, std::string_view text) {
 
 void write_text(std::FILE* f, std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), f);
-}
-
-void append_script_safe(std::string& out, std::string_view text) {
-    for (char c : text) {
-        if (c == '<')
-            out += "\\u003c";
-        else
-            out += c;
-    }
 }
 
 }  // namespace
@@ -173,12 +165,11 @@ Expected<ExportPage> build_export(ViewApi& api, ViewIndex& index, const EventsSo
     auto ev = events(EventsQuery{index.start(), index.end(), 50000, {}, {}, {}});
     if (!ev) return ev.error();
     // Each line as its JSON string, "<" written \u003c, in place (no second copy of the lines).
+    std::string quoted;
     for (std::string& line : ev->lines) {
-        std::string quoted = json(line).dump(-1, ' ', false, json::error_handler_t::replace);
-        line.clear();
-        line.shrink_to_fit();
-        line.reserve(script_safe_size(quoted));
-        append_script_safe(line, quoted);
+        quoted.clear();
+        append_json_line(quoted, line);
+        line = std::string(quoted);  // its exact size
     }
     out.lines = std::move(ev->lines);
     out.parts = page_parts(body);

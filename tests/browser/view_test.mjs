@@ -83,6 +83,9 @@ for (const name of traces) {
     await page.screenshot({path: path.join(artifacts, `view-${name.replace(/\.dat$/, '')}.png`)});
     checks.ok(seen.errors.length === 0, `${name}: no console error`, seen.errors.join(' | '));
     checks.ok(seen.failed.length === 0, `${name}: no failed request`, seen.failed.join(' | '));
+    // The page's assets are in the binary: every request goes to the server itself.
+    const elsewhere = seen.requests.filter((u) => !u.startsWith(server.url) && !u.startsWith('data:'));
+    checks.ok(elsewhere.length === 0, `${name}: nothing fetched but from the server`, elsewhere.join(' | '));
     await page.close();
     await server.stop();
 }

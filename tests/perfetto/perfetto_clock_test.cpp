@@ -36,9 +36,9 @@ fs::path scratch() {
     return d;
 }
 
-std::vector<Bundle> convert(const std::string& file, std::string& keep) {
+std::vector<Bundle> convert(const std::string& files, std::string& keep) {
     const std::string out = (scratch() / "t.perfetto-trace").string();
-    auto r = test::run_shell("'" + kBin + "' convert -q '" + file + "' -o '" + out + "' 2>&1");
+    auto r = test::run_shell("'" + kBin + "' convert -q '" + files + "' -o '" + out + "' 2>&1");
     EXPECT_EQ(r.status, 0) << r.out;
     keep = test::slurp(out);
     return test::read_bundles(keep);
@@ -91,9 +91,10 @@ std::vector<uint64_t> check_clock(const std::string& file, uint32_t clock) {
     return times;
 }
 
-// A copy of basic.dat (version 6, where the clock text follows the CPU table) whose clock is CLOCK.
-std::string with_clock(const std::string& clock) {
-    auto src = io::TraceDatReader::open(data("traces/basic.dat"));
+// A copy of SOURCE as version 6 (where the clock text follows the CPU table) whose clock
+// is CLOCK.
+std::string with_clock(const std::string& clock, const std::string& source = "traces/basic.dat") {
+    auto src = io::TraceDatReader::open(data(source));
     EXPECT_TRUE(src);
     io::TraceMetadata meta = src->metadata();
     std::string text;
@@ -102,7 +103,7 @@ std::string with_clock(const std::string& clock) {
         text += (text.empty() ? "" : " ") + (c == clock ? "[" + clock + "]" : std::string(c));
     meta.options.trace_clock = text + "\n";
     meta.flyrecord_clock = text + "\n";
-    const std::string out = (scratch() / ("basic-" + clock + ".dat")).string();
+    const std::string out = (scratch() / (fs::path(source).stem().string() + "-" + clock + ".dat")).string();
     io::WriterConfig cfg;
     cfg.file_version = 6;
     EXPECT_TRUE(io::write_trace_dat_copy(*src, out, cfg, meta));
@@ -132,6 +133,42 @@ TEST(PerfettoClock, EachClockAsTracedProbesWritesIt) {
         // Naming the clock never moves an event: the times stay report's.
         EXPECT_EQ(check_clock(with_clock(clock), want), base);
     }
+    fs::remove_all(scratch());
+}
+
+// A host + guest pair: the guest's times are on the host's time line (its TIME_SHIFT, as report
+// merges them), so its machine's bundles name the host's clock, whatever the guest recorded with.
+// kvm-agent/host.dat records x86-tsc (no Perfetto value): a copy of it on the local clock.
+TEST(PerfettoClock, GuestBundlesNameTheHostsClock) {
+    const std::string guest = data("kvm-agent/host-vm2.dat");
+    engine::TraceSet set;
+    ASSERT_TRUE(set.add_file(guest, engine::OpenOptions{}));
+    ASSERT_TRUE(set.file(0).clock().has_time_shift()) << "the guest file carries TIME_SHIFT";
+    ASSERT_NE(set.file(0).trace_clock(), "local");
+    for (const auto& [clock, want] :
+         {std::pair{"local", field::kFtraceClockLocal}, std::pair{"global", field::kFtraceClockGlobal},
+          std::pair{"mono_raw", field::kFtraceClockMonoRaw}}) {
+        SCOPED_TRACE(clock);
+        std::string bytes;
+        const auto bundles = convert(with_clock(clock, "kvm-agent/host.dat") + "' '" + guest, bytes);
+        std::map<uint32_t, size_t> seen;  // machine -> bundles with events
+        std::map<uint32_t, uint64_t> first_pair;
+        for (const Bundle& b : bundles) {
+            if (b.events.empty()) continue;
+            ++seen[b.machine];
+            EXPECT_EQ(b.clock.value_or(0), want) << "machine " << b.machine;
+            EXPECT_TRUE(b.ftrace_ts && b.boot_ts && *b.ftrace_ts == *b.boot_ts) << "the identity pair";
+            if (want == field::kFtraceClockMonoRaw && b.ftrace_ts) {
+                auto [it, added] = first_pair.try_emplace(b.machine, *b.ftrace_ts);
+                EXPECT_EQ(*b.ftrace_ts, it->second) << "one mono_raw pair per machine";
+            }
+        }
+        EXPECT_GT(seen[0], 0u);
+        EXPECT_GT(seen[1], 0u) << "the guest is machine 1";
+    }
+    // The guest alone is no guest: its own clock.
+    std::string bytes;
+    for (const Bundle& b : convert(guest, bytes)) EXPECT_FALSE(b.clock.has_value());
     fs::remove_all(scratch());
 }
 

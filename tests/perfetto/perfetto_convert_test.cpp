@@ -41,6 +41,7 @@ struct Decoded {
     std::map<uint32_t, std::map<int64_t, std::string>> threads;    // machine -> tid -> name
     std::map<uint32_t, std::map<int64_t, int64_t>> tgids;          // machine -> tid -> tgid
     std::map<uint32_t, std::map<int64_t, std::string>> processes;  // machine -> pid -> cmdline
+    std::map<uint32_t, std::map<int64_t, int64_t>> ppids;          // machine -> pid -> parent's pid
     size_t lost_bundles = 0;
 };
 
@@ -153,9 +154,11 @@ Decoded decode_trace(const std::string& bytes) {
                     auto m = read_message(t.bytes);
                     if (t.number == field::kTreeProcesses) {
                         auto cmdline = find_field(m, field::kProcessCmdline);
-                        d.processes[machine]
-                                   [static_cast<int64_t>(find_field(m, field::kProcessPid).value().value)] =
-                            cmdline ? std::string(cmdline->bytes) : std::string();
+                        const auto pid =
+                            static_cast<int64_t>(find_field(m, field::kProcessPid).value().value);
+                        d.processes[machine][pid] = cmdline ? std::string(cmdline->bytes) : std::string();
+                        if (auto ppid = find_field(m, field::kProcessPpid))
+                            d.ppids[machine][pid] = static_cast<int32_t>(static_cast<uint32_t>(ppid->value));
                         continue;
                     }
                     if (t.number != field::kTreeThreads) continue;
@@ -439,15 +442,24 @@ TEST(PerfettoConvert, GenericFunctionFieldsAreNamed) {
 // threads.dat (tests/data/view/make-threads.sh): every task of its workload wrote "tgid-check tid=T
 // tgid=G" to trace_marker. The ProcessTree must put each thread in that process, worked out from
 // task_newtask and sched_process_exec, never from those lines; a process with threads is named.
+// Report's text of threads.dat, and RE's matches in it as a map: group KEY -> group VALUE.
+std::string threads_report() {
+    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
+                                        "/ringscope' report '" + data("view/threads.dat") + "'");
+    EXPECT_EQ(report.status, 0);
+    return report.out;
+}
+std::map<int64_t, int64_t> pairs(const std::string& text, const std::regex& re, int key = 1, int value = 2) {
+    std::map<int64_t, int64_t> out;
+    for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it)
+        out[std::stoll((*it)[key])] = std::stoll((*it)[value]);
+    return out;
+}
+const std::regex kTgidCheck(R"(tgid-check tid=(\d+) tgid=(\d+))");
+
 TEST(PerfettoConvert, ThreadsAreInTheProcessesTheyWrote) {
     const std::string dat = data("view/threads.dat");
-    const auto report = test::run_shell("RINGSCOPE_COMPAT=3.1 '" + std::string(RINGSCOPE_BINARY_DIR) +
-                                        "/ringscope' report '" + dat + "'");
-    ASSERT_EQ(report.status, 0);
-    static const std::regex re(R"(tgid-check tid=(\d+) tgid=(\d+))");
-    std::map<int64_t, int64_t> written;
-    for (std::sregex_iterator it(report.out.begin(), report.out.end(), re), end; it != end; ++it)
-        written[std::stoll((*it)[1])] = std::stoll((*it)[2]);
+    std::map<int64_t, int64_t> written = pairs(threads_report(), kTgidCheck);
     ASSERT_EQ(written.size(), 17u);
 
     Decoded d = check_conversion({dat});
@@ -462,6 +474,31 @@ TEST(PerfettoConvert, ThreadsAreInTheProcessesTheyWrote) {
         }
     }
     EXPECT_EQ(threaded, 12u);
+}
+
+// threads.dat again: each process made in the trace names its parent process (ProcessTree's
+// ppid), the process of the task whose task_newtask made it (a process forked by a thread has the
+// thread's process as parent). Expected from report's text: the creator of each task_newtask line
+// and the tgids the tasks wrote themselves.
+TEST(PerfettoConvert, ProcessesHaveTheirParents) {
+    const std::string dat = data("view/threads.dat");
+    const std::string report = threads_report();
+    std::map<int64_t, int64_t> written = pairs(report, kTgidCheck);
+    // "NAME-CREATOR [cpu] ts: task_newtask: pid=CHILD": child -> creator.
+    std::map<int64_t, int64_t> creator =
+        pairs(report, std::regex(R"(-(\d+) +\[\d+\] [0-9.]+: task_newtask: +pid=(\d+) )"), 2, 1);
+    std::map<int64_t, int64_t> want;  // process -> parent process
+    for (const auto& [child, by] : creator)
+        if (written.count(child) && written[child] == child && written.count(by)) want[child] = written[by];
+    ASSERT_EQ(want.size(), 4u) << "proc1-3 made by the main thread, proc4 by a thread of proc3";
+
+    Decoded d = check_conversion({dat});
+    for (const auto& [pid, ppid] : want) {
+        EXPECT_TRUE(d.processes[0].count(pid)) << "process " << pid << " is listed";
+        EXPECT_EQ(d.ppids[0].count(pid) ? d.ppids[0][pid] : -1, ppid) << "process " << pid;
+    }
+    // Threads are not processes, and a parent from before the trace is not made up.
+    for (const auto& [pid, ppid] : d.ppids[0]) EXPECT_TRUE(want.count(pid)) << pid << " has ppid " << ppid;
 }
 
 TEST(PerfettoConvert, DroppedEventsAreFtraceStats) {

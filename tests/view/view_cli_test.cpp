@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/file_text.hpp"
+#include "export_blob.hpp"
 #include "view_client.hpp"
 
 namespace fs = std::filesystem;
@@ -73,12 +74,7 @@ TEST(ViewCli, ExportIsOneOfflineHtmlFile) {
     const std::string html = read_file(out);
     fs::remove(out);
     EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u) << html.substr(0, 80);
-    const std::string open = "<script id=\"ringscope-data\" type=\"application/json\">";
-    const size_t at = html.find(open);
-    ASSERT_NE(at, std::string::npos);
-    const size_t end = html.find("</script>", at);
-    ASSERT_NE(end, std::string::npos);
-    const json blob = json::parse(html.substr(at + open.size(), end - at - open.size()), nullptr, false);
+    const json blob = export_blob(html);
     ASSERT_TRUE(blob.is_object());
     for (const char* key : {"meta", "cpus", "tasks", "events", "lines_ts"})
         EXPECT_TRUE(blob.contains(key)) << key;

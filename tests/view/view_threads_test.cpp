@@ -12,6 +12,7 @@
 #include <set>
 
 #include "../support/file_text.hpp"
+#include "export_blob.hpp"
 #include "view_client.hpp"
 
 namespace fs = std::filesystem;
@@ -173,11 +174,7 @@ TEST(ViewThreads, ExportGroupsTheSame) {
     ASSERT_EQ(r.status, 0) << r.out;
     const std::string html = read_file(out);
     fs::remove(out);
-    const std::string open = "<script id=\"ringscope-data\" type=\"application/json\">";
-    const size_t at = html.find(open);
-    ASSERT_NE(at, std::string::npos);
-    const size_t end = html.find("</script>", at);
-    const json blob = json::parse(html.substr(at + open.size(), end - at - open.size()), nullptr, false);
+    const json blob = export_blob(html);
     ASSERT_TRUE(blob.is_object());
     EXPECT_EQ(groups_of(blob["meta"]["processes"], written), want);
     for (const auto& lane : blob["tasks"]["lanes"]) {
