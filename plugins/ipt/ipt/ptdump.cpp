@@ -10,6 +10,7 @@
 #include "ipt/errors.hpp"
 #include "ipt/last_ip.hpp"
 #include "ipt/packet_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 #include "ipt/psb_parts.hpp"
 #include "ipt/timing.hpp"
 #include "ipt/trace_file.hpp"
@@ -60,8 +61,8 @@ struct Tracking {
 
 class Dumper {
   public:
-    Dumper(const Config& config, const PtdumpOptions& options, std::FILE* out)
-        : config_(config), options_(options), out_(out) {}
+    Dumper(const Config& config, const PtdumpOptions& options, std::FILE* out, PagesBehind* pages = nullptr)
+        : config_(config), options_(options), out_(out), pages_(pages) {}
 
     int run();
     // Dumps from the decoder's position until the end, or until a packet would start at or after
@@ -99,6 +100,7 @@ class Dumper {
     const Config& config_;
     const PtdumpOptions& options_;
     std::FILE* out_;
+    PagesBehind* pages_;
     Tracking tracking_;
     int status_ = 0;
 };
@@ -572,6 +574,8 @@ int Dumper::dump_packets(PacketDecoder& decoder, uint64_t stop) {
         int err = decoder.get_offset(offset);
         if (err < 0) return diag("error getting offset", offset, err);
         if (offset >= stop) return kStopped;
+        // The file shrank: stopped here, the caller reports it.
+        if (pages_ && !pages_->at(offset)) return kStopped;
         Packet packet;
         err = decoder.next(packet);
         if (err < 0) {
@@ -699,10 +703,10 @@ void help(std::FILE* out) {
 }  // namespace
 
 int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out, unsigned threads,
-           uint64_t part_bytes) {
+           uint64_t part_bytes, PagesBehind* pages) {
     // Last-IP and time tracking carry state from one PSB segment to the next: serial only.
     if (threads <= 1 || options.no_sync || options.show_last_ip || options.track_time) {
-        Dumper dumper(config, options, out);
+        Dumper dumper(config, options, out, pages);
         return dumper.run();
     }
     struct Part {
@@ -850,7 +854,7 @@ int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE*
         int e = cpu_errata(config.errata, config.cpu);
         if (e < 0) std::fprintf(out, "[0: failed to determine errata: %s]\n", pt_error_string(e));
     }
-    auto bytes = TraceBytes::load(file, offset, size);
+    auto bytes = TraceBytes::map(file, offset, size);
     if (!bytes) {
         const Error& e = bytes.error();
         std::fprintf(err, "ringscope ipt dump: %s: %s\n", e.file().c_str(), e.message().c_str());
@@ -858,8 +862,13 @@ int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE*
     }
     config.begin = bytes->begin();
     config.end = bytes->end();
-    int status = ptdump(config, options, out, threads);
+    PagesBehind pages(*bytes);
+    int status = ptdump(config, options, out, threads, 0, &pages);
     std::fflush(out);
+    if (pages.failed()) {
+        std::fprintf(err, "ringscope ipt dump: %s\n", pages.error().to_string().c_str());
+        return 1;
+    }
     return status < 0 ? 1 : 0;
 }
 
