@@ -337,4 +337,61 @@ TEST(IptWindow, MappedTraceCutShortIsAnError) {
     std::remove(path.c_str());
 }
 
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr) << path;
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+}
+
+// The streams of CommandsPeakRssIsFlat, written to files: each stream once and 16 times longer.
+struct RssFiles {
+    std::string one, sixteen;
+};
+
+RssFiles write_rss_files(const std::vector<uint8_t>& one, const std::string& name) {
+    std::vector<uint8_t> sixteen;
+    for (int i = 0; i < 16; ++i) sixteen.insert(sixteen.end(), one.begin(), one.end());
+    return {write_temp(one, name + "_1"), write_temp(sixteen, name + "_16")};
+}
+
+// Peak RSS of each command on a stream and on one 16 times larger: the whole-file read cost the
+// larger one its 15 parts more (7.5 MiB); mapped, the pages in flight (up to 2 MiB of a large
+// folio mapped whole at the start, then about 1 MiB) do not grow with the stream. A forked child's peak
+// starts at the test's RSS: the streams are freed before the commands run.
+TEST(IptWindow, CommandsPeakRssIsFlat) {
+    const RssFiles packets = write_rss_files(realistic(8, 62), "ipt_cmd_rss");
+    rb::FlowOptions o;
+    o.seed = 8;
+    o.functions = 60;
+    o.pt_bytes = 512u << 10;
+    const rb::FlowProgram program = rb::make_program(o);
+    const std::string code = ::testing::TempDir() + "ipt_cmd_rss_" + std::to_string(getpid()) + ".bin";
+    write_file(code, program.code);
+    const RssFiles flow = write_rss_files(rb::trace_program(program, o).pt, "ipt_flow_rss");
+    malloc_trim(0);
+    ASSERT_GT(fs::file_size(packets.one), 512u << 10);
+    ASSERT_GE(fs::file_size(flow.one), 512u << 10);
+    ASSERT_FALSE(packets.sixteen.empty() || flow.sixteen.empty());
+    const std::string raw = code + ":0x400000";
+    for (const char* command : {"dump", "sync", "flow", "calls", "profile"}) {
+        std::vector<std::string> args = {"ipt", command};
+        const bool packet_command = std::string(command) == "dump" || std::string(command) == "sync";
+        if (!packet_command) args.insert(args.end(), {"--raw", raw});
+        if (std::string(command) == "flow") args.push_back("--quiet");
+        auto with = [&](const std::string& pt) {
+            std::vector<std::string> a = args;
+            a.push_back(pt);
+            return a;
+        };
+        const RssFiles& f = packet_command ? packets : flow;
+        const long a = child_rss(with(f.one)), b = child_rss(with(f.sixteen));
+        ASSERT_GT(a, 0) << command;
+        ASSERT_GT(b, 0) << command;
+        EXPECT_LT(b - a, 4608) << command << ": " << a << " KiB, 16x: " << b << " KiB";
+    }
+    for (const std::string& f : {packets.one, packets.sixteen, flow.one, flow.sixteen, code})
+        std::remove(f.c_str());
+}
+
 }  // namespace
