@@ -1,5 +1,5 @@
 // ipt_bench [--size-mb N] [-j THREADS] [--seed S] [--only packets|next|sync|query|floor|events]
-//           [--write FILE.pt | --read FILE.pt]
+//           [--write FILE.pt | --read FILE.pt [--map]]
 //
 // Builds a large realistic stream (TNT and compressed TIPs, MTC/CYC, a PSB+ every few KB) with
 // libipt's encoder, then times, for ringscope and libipt 2.0.5 in the same run:
@@ -11,6 +11,8 @@
 // advance, no decoding (floor-a every answer replayed, floor-b cond_branch's from a cache of bits).
 // And, with -j, ringscope's packet decoding split at PSBs over threads, merged in order (what
 // `ipt dump -j` and `ipt summary -j` use), and the events of `ringscope report -j FILE.pt`.
+// With --map the file read is mapped (TraceBytes::map) and ours' packet loop gives back the
+// pages behind it (PagesBehind), as the ipt commands do; libipt reads the same mapping.
 // Ours and libipt's runs alternate; each figure is the median of five runs, MB/s from the CPU time
 // of the decoding thread (the machine is shared), with the ratio of wall times beside it.
 #include <intel-pt.h>
@@ -22,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,7 @@
 #include "ipt/event_builder.hpp"
 #include "ipt/event_sequence.hpp"
 #include "ipt/packet_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 #include "ipt/psb_parts.hpp"
 #include "ipt/psb_search.hpp"
 #include "ipt/query_decoder.hpp"
@@ -109,13 +113,16 @@ Result counted(uint64_t items, uint64_t check) {
     return r;
 }
 
-// The batch form (PacketDecoder::for_each).
-Result our_packets(const ri::Config& config) {
+// The batch form (PacketDecoder::for_each). With a mapped file, the pages behind given back.
+Result our_packets(const ri::Config& config, const ri::TraceBytes* mapped = nullptr) {
     uint64_t items = 0, check = 0;
     ri::PacketDecoder d(config);
+    std::optional<ri::PagesBehind> pages;
+    if (mapped && mapped->mapped()) pages.emplace(*mapped);
     int err = d.sync_forward();
     while (err >= 0) {
-        int size = d.for_each([&](uint64_t, const ri::Packet& p) {
+        int size = d.for_each([&](uint64_t offset, const ri::Packet& p) {
+            if (pages) pages->at(offset);
             ++items;
             check += static_cast<uint64_t>(p.type);
         });
@@ -516,11 +523,12 @@ int main(int argc, char** argv) {
     std::string only;       // one measurement (for a profiler), else all
     std::string write_to;   // the stream, for timing `ringscope ipt dump|summary -j` on it
     std::string read_from;  // a stream to time instead of the generated one
+    bool map = false;       // ... mapped, not read
     auto usage = [&] {
         std::fprintf(stderr,
                      "usage: %s [--size-mb N] [-j THREADS] [--seed S] [--only "
                      "packets|next|sync|query|floor|events] [--write "
-                     "FILE.pt | --read FILE.pt]\n",
+                     "FILE.pt | --read FILE.pt [--map]]\n",
                      argv[0]);
         return 2;
     };
@@ -536,6 +544,8 @@ int main(int argc, char** argv) {
             write_to = argv[++i];
         } else if (a == "--read" && i + 1 < argc) {
             read_from = argv[++i];
+        } else if (a == "--map") {
+            map = true;
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
             if (only != "packets" && only != "next" && only != "sync" && only != "query" &&
@@ -545,10 +555,10 @@ int main(int argc, char** argv) {
             return usage();
         }
     }
-    if (!read_from.empty() && !write_to.empty()) return usage();
+    if ((!read_from.empty() && !write_to.empty()) || (map && read_from.empty())) return usage();
     ri::TraceBytes bytes;
     if (!read_from.empty()) {
-        auto loaded = ri::TraceBytes::load(read_from);
+        auto loaded = map ? ri::TraceBytes::map(read_from) : ri::TraceBytes::load(read_from);
         if (!loaded) {
             std::fprintf(stderr, "ipt_bench: %s: %s\n", read_from.c_str(), loaded.error().message().c_str());
             return 1;
@@ -588,7 +598,7 @@ int main(int argc, char** argv) {
     auto wanted = [&](const char* name) { return only.empty() || only == name; };
     if (wanted("packets")) {
         auto [ours_p, theirs_p] =
-            timed([&] { return our_packets(ours); }, [&] { return their_packets(theirs); });
+            timed([&] { return our_packets(ours, &bytes); }, [&] { return their_packets(theirs); });
         report("packets", "pkt", mb, ours_p, theirs_p);
     }
     if (wanted("next")) {

@@ -2,7 +2,11 @@
 // those of the whole stream in memory, for every window size and thread count, on generated streams
 // (clean, damaged, PSB floods, packets across PSBs, no PSB), the committed streams and libipt's
 // suite; the window stays at its size on a large stream, and the command's peak RSS does not grow
-// with the stream (a 4x larger stream: less than 4 MiB more).
+// with the stream (a 4x larger stream: less than 4 MiB more). The other commands map their file
+// (TraceBytes::map) and give back the pages behind them (PagesBehind): the mapping reads as the
+// file, a file cut short is an error, and their peak RSS does not grow with the stream either.
+#include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,13 +20,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "flow_program.hpp"
 #include "ipt/packet_summary.hpp"
+#include "ipt/pages_behind.hpp"
+#include "ipt/ptdump.hpp"
 #include "ipt/trace_file.hpp"
 #include "ipt_stream_generator.hpp"
 #include "ipt_test_bytes.hpp"
 
 namespace fs = std::filesystem;
 namespace ri = ringscope::ipt;
+namespace rb = ringscope::ipt::bench;
 using ri::testing::GeneratorOptions;
 
 namespace {
@@ -236,6 +244,155 @@ TEST(IptWindow, DumpJobsFreeTheirText) {
         << a << " KiB, 4x: " << b << " KiB";
     std::remove(p1.c_str());
     std::remove(p4.c_str());
+}
+
+std::vector<uint8_t> bytes_of(const ri::TraceBytes& t) {
+    return std::vector<uint8_t>(t.begin(), t.end());
+}
+
+// map() gives the bytes load() reads: whole, in ranges, from a pipe, empty; an offset that is no
+// multiple of 64 is read (the PSB search's alignment), and the errors are load's.
+TEST(IptWindow, MappedTraceReadsAsTheFile) {
+    std::vector<uint8_t> raw = realistic(3, 40);
+    ASSERT_GT(raw.size(), 300u << 10);
+    const std::string path = write_temp(raw, "ipt_mapped");
+    ASSERT_FALSE(path.empty());
+    struct Range {
+        uint64_t offset, size;
+        bool mapped;
+    };
+    for (Range r : std::vector<Range>{{0, 0, true},
+                                      {64, 0, true},
+                                      {4096 * 3 + 128, 1000, true},
+                                      {13, 0, false},
+                                      {(raw.size() - 100) / 64 * 64, 0, true}}) {
+        auto loaded = ri::TraceBytes::load(path, r.offset, r.size);
+        auto mapped = ri::TraceBytes::map(path, r.offset, r.size);
+        ASSERT_TRUE(loaded && mapped) << r.offset;
+        EXPECT_EQ(mapped->mapped(), r.mapped) << r.offset;
+        EXPECT_EQ(bytes_of(*mapped), bytes_of(*loaded)) << r.offset;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(mapped->begin()) % 64, 0u) << r.offset;
+        if (r.mapped) {
+            EXPECT_EQ(mapped->file_offset(), r.offset);
+        }
+    }
+    // Pages given back read again from the file.
+    {
+        auto mapped = ri::TraceBytes::map(path);
+        ASSERT_TRUE(mapped);
+        ri::PagesBehind forward(*mapped);
+        for (uint64_t at = 0; at <= raw.size(); at += 4096) EXPECT_TRUE(forward.at(at));
+        EXPECT_EQ(bytes_of(*mapped), raw);
+        ri::PagesBehind backward(*mapped, ri::PagesBehind::Direction::backward);
+        for (uint64_t at = raw.size(); at >= 4096; at -= 4096) EXPECT_TRUE(backward.at(at));
+        EXPECT_EQ(bytes_of(*mapped), raw);
+    }
+    // A pipe is read; an empty file is an empty trace; errors name the file.
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    std::vector<uint8_t> head(raw.begin(), raw.begin() + 30000);
+    ASSERT_EQ(write(fds[1], head.data(), head.size()), static_cast<ssize_t>(head.size()));
+    close(fds[1]);
+    auto piped = ri::TraceBytes::map("/proc/self/fd/" + std::to_string(fds[0]));
+    close(fds[0]);
+    ASSERT_TRUE(piped) << piped.error().to_string();
+    EXPECT_FALSE(piped->mapped());
+    EXPECT_EQ(bytes_of(*piped), head);
+    const std::string empty = write_temp({}, "ipt_mapped_empty");
+    auto none = ri::TraceBytes::map(empty);
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->size(), 0u);
+    EXPECT_NE(none->begin(), nullptr);
+    auto past = ri::TraceBytes::map(path, raw.size() + 64);
+    ASSERT_FALSE(past);
+    EXPECT_NE(past.error().to_string().find(path), std::string::npos) << past.error().to_string();
+    EXPECT_FALSE(ri::TraceBytes::map(path, 0, raw.size() + 1));
+    EXPECT_FALSE(ri::TraceBytes::map("/nonexistent/x.pt"));
+    std::remove(empty.c_str());
+    std::remove(path.c_str());
+}
+
+// A file cut short while mapped: the dump stops at its next step with an error that names the
+// file and the offset, instead of SIGBUS on the bytes past the new end.
+TEST(IptWindow, MappedTraceCutShortIsAnError) {
+    std::vector<uint8_t> raw = realistic(4, 500);
+    ASSERT_GT(raw.size(), 4u << 20);
+    const std::string path = write_temp(raw, "ipt_mapped_cut");
+    ASSERT_FALSE(path.empty());
+    auto mapped = ri::TraceBytes::map(path);
+    ASSERT_TRUE(mapped && mapped->mapped());
+    ASSERT_EQ(truncate(path.c_str(), 1 << 20), 0);
+    ri::Config config;
+    config.begin = mapped->begin();
+    config.end = mapped->end();
+    ri::PagesBehind pages(*mapped);
+    std::FILE* out = std::fopen("/dev/null", "w");
+    ASSERT_NE(out, nullptr);
+    ri::ptdump(config, ri::PtdumpOptions{}, out, 1, 0, &pages);
+    std::fclose(out);
+    ASSERT_TRUE(pages.failed());
+    const std::string e = pages.error().to_string();
+    EXPECT_NE(e.find(path), std::string::npos) << e;
+    EXPECT_NE(e.find("shrank"), std::string::npos) << e;
+    std::remove(path.c_str());
+}
+
+void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr) << path;
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+}
+
+// The streams of CommandsPeakRssIsFlat, written to files: each stream once and 16 times longer.
+struct RssFiles {
+    std::string one, sixteen;
+};
+
+RssFiles write_rss_files(const std::vector<uint8_t>& one, const std::string& name) {
+    std::vector<uint8_t> sixteen;
+    for (int i = 0; i < 16; ++i) sixteen.insert(sixteen.end(), one.begin(), one.end());
+    return {write_temp(one, name + "_1"), write_temp(sixteen, name + "_16")};
+}
+
+// Peak RSS of each command on a stream and on one 16 times larger: the whole-file read cost the
+// larger one its 15 parts more (7.5 MiB); mapped, the pages in flight (up to 2 MiB of a large
+// folio mapped whole at the start, then about 1 MiB) do not grow with the stream. A forked child's peak
+// starts at the test's RSS: the streams are freed before the commands run.
+TEST(IptWindow, CommandsPeakRssIsFlat) {
+    const RssFiles packets = write_rss_files(realistic(8, 62), "ipt_cmd_rss");
+    rb::FlowOptions o;
+    o.seed = 8;
+    o.functions = 60;
+    o.pt_bytes = 512u << 10;
+    const rb::FlowProgram program = rb::make_program(o);
+    const std::string code = ::testing::TempDir() + "ipt_cmd_rss_" + std::to_string(getpid()) + ".bin";
+    write_file(code, program.code);
+    const RssFiles flow = write_rss_files(rb::trace_program(program, o).pt, "ipt_flow_rss");
+    malloc_trim(0);
+    ASSERT_GT(fs::file_size(packets.one), 512u << 10);
+    ASSERT_GE(fs::file_size(flow.one), 512u << 10);
+    ASSERT_FALSE(packets.sixteen.empty() || flow.sixteen.empty());
+    const std::string raw = code + ":0x400000";
+    for (const char* command : {"dump", "sync", "flow", "calls", "profile"}) {
+        std::vector<std::string> args = {"ipt", command};
+        const bool packet_command = std::string(command) == "dump" || std::string(command) == "sync";
+        if (!packet_command) args.insert(args.end(), {"--raw", raw});
+        // Decoded all the same, printed not at all: half the test's time went to printing.
+        if (std::string(command) == "flow" || std::string(command) == "dump") args.push_back("--quiet");
+        auto with = [&](const std::string& pt) {
+            std::vector<std::string> a = args;
+            a.push_back(pt);
+            return a;
+        };
+        const RssFiles& f = packet_command ? packets : flow;
+        const long a = child_rss(with(f.one)), b = child_rss(with(f.sixteen));
+        ASSERT_GT(a, 0) << command;
+        ASSERT_GT(b, 0) << command;
+        EXPECT_LT(b - a, 4608) << command << ": " << a << " KiB, 16x: " << b << " KiB";
+    }
+    for (const std::string& f : {packets.one, packets.sixteen, flow.one, flow.sixteen, code})
+        std::remove(f.c_str());
 }
 
 }  // namespace

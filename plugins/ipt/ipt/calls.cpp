@@ -4,10 +4,13 @@
 #include <cinttypes>
 #include <unordered_map>
 
+#include "ipt/call_stack.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/flow_options.hpp"
+#include "ipt/flow_walk.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 #include "ipt/symbols.hpp"
 #include "ipt/trace_file.hpp"
 
@@ -33,45 +36,39 @@ class CallTree {
     CallTree(const Symbols& symbols, Hooks& hooks) : symbols_(symbols), hooks_(hooks) {}
 
     // After a sync: nothing is known of the stack.
-    void restart() {
-        stack_.clear();
-        pending_ = InsnClass::other;
-    }
+    void restart() { stack_.clear(); }
 
     // The instructions from ip on, n of them with their lengths, the last of class end; the
     // time that passed before the first (events) and with the last (its query) in ticks.
     void run(uint64_t ip, uint32_t n, const uint8_t* sizes, InsnClass end, uint64_t ticks_first = 0,
              uint64_t ticks_last = 0) {
         const int s = symbols_.find(ip);
-        if (pending_ == InsnClass::call || pending_ == InsnClass::far_call) {
-            stack_.push_back(child(stack_.empty() ? -1 : stack_.back(), s));
+        const CallStack::Edge edge = stack_.start(s, Child{this});
+        if (edge == CallStack::Edge::call) {
             hooks_.call(*this);
-        } else if (pending_ == InsnClass::ret || pending_ == InsnClass::far_return) {
-            const int from = stack_.empty() ? -1 : nodes_[static_cast<size_t>(stack_.back())].symbol;
-            hooks_.ret(*this, from);
-            if (!stack_.empty()) stack_.pop_back();
+        } else if (edge == CallStack::Edge::ret) {
+            hooks_.ret(*this, stack_.top().symbol);
+            stack_.pop();
         }
-        pending_ = end;
+        stack_.ended(end);
         uint64_t last = ip;
         for (uint32_t k = 0; k + 1 < n; ++k) last += sizes[k];
         if (symbols_.find(last) == s) {
-            Node& node = nodes_[static_cast<size_t>(leaf(s))];
+            Node& node = nodes_[static_cast<size_t>(stack_.place(s, Child{this}))];
             node.insn += n;
             node.ticks += ticks_first + ticks_last;
             return;
         }
         // A run across functions: each instruction where it is.
         for (uint32_t k = 0; k < n; ip += sizes[k++]) {
-            Node& node = nodes_[static_cast<size_t>(leaf(symbols_.find(ip)))];
+            Node& node = nodes_[static_cast<size_t>(stack_.place(symbols_.find(ip), Child{this}))];
             node.insn += 1;
             node.ticks += (k == 0 ? ticks_first : 0) + (k + 1 == n ? ticks_last : 0);
         }
     }
 
-    size_t depth() const noexcept { return stack_.empty() ? 0 : stack_.size() - 1; }
-    int top_symbol() const noexcept {
-        return stack_.empty() ? -1 : nodes_[static_cast<size_t>(stack_.back())].symbol;
-    }
+    size_t depth() const noexcept { return stack_.depth(); }
+    int top_symbol() const noexcept { return stack_.top().symbol; }
     const std::vector<Node>& nodes() const noexcept { return nodes_; }
     const Symbols& symbols() const noexcept { return symbols_; }
 
@@ -84,6 +81,7 @@ class CallTree {
     }
 
   private:
+    // The stack's frames: the node of a function called from the node parent's.
     int child(int parent, int symbol) {
         const uint64_t key =
             (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(symbol);
@@ -91,23 +89,16 @@ class CallTree {
         if (added) nodes_.push_back({parent, symbol});
         return it->second;
     }
-    // The node the instructions of symbol s count to: the top of the stack, or when the flow went
-    // elsewhere without a call (a jump to another function, code it runs into) a node in its place.
-    int leaf(int s) {
-        if (stack_.empty()) {
-            stack_.push_back(child(-1, s));
-        } else if (nodes_[static_cast<size_t>(stack_.back())].symbol != s) {
-            stack_.back() = child(nodes_[static_cast<size_t>(stack_.back())].parent, s);
-        }
-        return stack_.back();
-    }
+    struct Child {
+        CallTree* tree;
+        int operator()(int parent, int symbol) const { return tree->child(parent, symbol); }
+    };
 
     const Symbols& symbols_;
     Hooks& hooks_;
     std::vector<Node> nodes_;
     std::unordered_map<uint64_t, int> children_;
-    std::vector<int> stack_;
-    InsnClass pending_ = InsnClass::other;
+    CallStack stack_;
 };
 
 struct Options {
@@ -164,50 +155,41 @@ int parse(const char* prog, const std::vector<std::string>& args, Options& o, bo
 // The flow from every sync point, run by run, into tree; errors printed as `ipt flow` prints them.
 // With exact_time one run a call (the time after each branch, in *tsc, and the ticks each run
 // took counted in the tree), else whole walks.
-void follow(InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time, uint64_t* tsc) {
-    uint64_t sync = 0;
+void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time,
+            uint64_t* tsc) {
+    // Differences of TSC values as decoded, modulo 2^64 (as the reference takes them).
+    uint64_t after = 0;
+    InsnPath p;
     for (;;) {
-        int status = d.sync_forward();
-        tree.restart();
-        // Differences of TSC values as decoded, modulo 2^64 (as the reference takes them).
-        uint64_t before = 0, after = 0;
-        if (tsc) d.time(after);
-        if (status < 0) {
-            if (status == -pte_eos) return;
-            uint64_t now = 0;
-            if (d.get_offset(now) < 0 || now <= sync) return;
-            sync = now;
-            continue;
+        switch (walk.next(p, exact_time)) {
+            case FlowWalk::Step::end:
+                return;
+            case FlowWalk::Step::synced:
+                tree.restart();
+                after = 0;
+                if (tsc) d.time(after);
+                break;
+            case FlowWalk::Step::error: {
+                uint64_t offset = 0;
+                d.get_offset(offset);
+                std::fprintf(out, "[%" PRIx64 ": error: %s]\n", offset, pt_error_string(walk.status()));
+                break;
+            }
+            case FlowWalk::Step::run: {
+                for (uint32_t r = 0; r < p.nruns; ++r) {
+                    const CachedRun& c = d.block_cache().at(p.runs[r]);
+                    tree.run(c.ip, c.ninsn, d.block_cache().sizes(c), c.last.iclass);
+                }
+                // The time at the run's end: what its call or return line shows.
+                const uint64_t last = after, before = walk.time_before();
+                if (tsc) d.time(after);
+                if (!p.nruns && p.single.ninsn)
+                    tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class, before - last,
+                             after - before);
+                if (tsc) *tsc = after;
+                break;
+            }
         }
-        while (status >= 0) {
-            while (status >= 0 && (status & pts_event_pending)) {
-                QueryEvent ev;
-                status = d.event(ev);
-            }
-            if (status < 0 || (status & pts_eos)) break;
-            if (tsc) d.time(before);
-            InsnPath p;
-            if (exact_time) {
-                status = d.next_block(p.single);
-            } else {
-                status = d.next_path(p);
-            }
-            for (uint32_t r = 0; r < p.nruns; ++r) {
-                const CachedRun& c = d.block_cache().at(p.runs[r]);
-                tree.run(c.ip, c.ninsn, d.block_cache().sizes(c), c.last.iclass);
-            }
-            // The time at the run's end: what its call or return line shows.
-            const uint64_t last = after;
-            if (tsc) d.time(after);
-            if (!p.nruns && p.single.ninsn)
-                tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class, before - last,
-                         after - before);
-            if (tsc) *tsc = after;
-        }
-        if (status == -pte_eos || status >= 0) return;
-        uint64_t offset = 0;
-        d.get_offset(offset);
-        std::fprintf(out, "[%" PRIx64 ": error: %s]\n", offset, pt_error_string(status));
     }
 }
 
@@ -232,7 +214,7 @@ struct Printer : CallTree::Hooks {
 int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, std::FILE* err, bool calls) {
     Options o;
     if (int rc = parse(prog, args, o, calls, err)) return rc;
-    auto bytes = TraceBytes::load(o.pt);
+    auto bytes = TraceBytes::map(o.pt);
     if (!bytes) {
         std::fprintf(err, "%s: %s\n", prog, bytes.error().to_string().c_str());
         return 1;
@@ -240,19 +222,27 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
     o.config.begin = bytes->begin();
     o.config.end = bytes->end();
     InsnDecoder d(o.config, o.image);
+    PagesBehind pages(*bytes);
+    FlowWalk walk(d, &pages, o.time);
+    auto shrank = [&] {
+        std::fflush(out);
+        std::fprintf(err, "%s: %s\n", prog, pages.error().to_string().c_str());
+        return 1;
+    };
     if (calls) {
         Printer printer;
         printer.out = out;
         printer.time = o.time;
         CallTree tree(o.symbols, printer);
-        follow(d, tree, out, o.time, o.time ? &printer.tsc : nullptr);
+        follow(walk, d, tree, out, o.time, o.time ? &printer.tsc : nullptr);
         std::fflush(out);
-        return 0;
+        return pages.failed() ? shrank() : 0;
     }
     CallTree::Hooks none;
     CallTree tree(o.symbols, none);
     uint64_t tsc = 0;
-    follow(d, tree, out, o.time, o.time ? &tsc : nullptr);
+    follow(walk, d, tree, out, o.time, o.time ? &tsc : nullptr);
+    if (pages.failed()) return shrank();
     const auto& nodes = tree.nodes();
     // What a function counts: its instructions, or with --time the TSC ticks they took.
     auto count = [&](const CallTree::Node& n) { return o.time ? n.ticks : n.insn; };

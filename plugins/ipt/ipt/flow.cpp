@@ -12,6 +12,7 @@
 #include "ipt/flow_options.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
@@ -357,6 +358,16 @@ int decode_segment(Segment& s, int status) {
     }
 }
 
+// The serial decode gives back the pages of a mapped trace behind it, and stops where it shrank.
+struct PagesHook : FlowHook {
+    explicit PagesHook(const TraceBytes& bytes) : pages(bytes) {}
+    bool at_step(const InsnDecoder&, const FlowLoopState&, uint64_t offset) override {
+        return !pages.at(offset);
+    }
+    void at_error(int) override {}
+    PagesBehind pages;
+};
+
 }  // namespace
 
 void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, Stats& stats,
@@ -412,7 +423,7 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     FlowOptions o;
     FlowInputs in;
     if (int rc = parse_flow_args(args, o, in, out, err); rc >= 0) return rc;
-    auto bytes = TraceBytes::load(in.pt, in.pt_offset, in.pt_size);
+    auto bytes = TraceBytes::map(in.pt, in.pt_offset, in.pt_size);
     if (!bytes) {
         std::fprintf(err, "ringscope ipt flow: %s\n", bytes.error().to_string().c_str());
         return 1;
@@ -432,7 +443,13 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     } else {
         InsnDecoder decoder(o.config, in.image, o.filter);
         decoder.set_tick_events(o.event_tick);
-        flow_decode(decoder, in.image, o, stats);
+        PagesHook pages(*bytes);
+        flow_decode(decoder, in.image, o, stats, nullptr, &pages);
+        if (pages.pages.failed()) {
+            std::fflush(out);
+            std::fprintf(err, "ringscope ipt flow: %s\n", pages.pages.error().to_string().c_str());
+            return 1;
+        }
     }
     if (o.stats) {
         const unsigned flags = o.stat_flags ? o.stat_flags : 3u;

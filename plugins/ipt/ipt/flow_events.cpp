@@ -5,9 +5,11 @@
 #include <string_view>
 #include <vector>
 
+#include "ipt/call_stack.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/event_context.hpp"
 #include "ipt/flow_options.hpp"
+#include "ipt/flow_walk.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 #include "ipt/symbols.hpp"
@@ -57,13 +59,6 @@ struct Pending {
     }
 };
 
-bool is_call(InsnClass c) {
-    return c == InsnClass::call || c == InsnClass::far_call;
-}
-bool is_return(InsnClass c) {
-    return c == InsnClass::ret || c == InsnClass::far_return;
-}
-
 const char* jump_kind(InsnClass c) {
     switch (c) {
         case InsnClass::jump:
@@ -109,58 +104,31 @@ class FlowStream : public EventStream {
         return config;
     }
 
-    // `ipt calls`' loop (calls.cpp, follow) a step at a time: a sync, or one run of instructions.
+    // `ipt calls`' walk a step at a time: a sync, one run of instructions, an error or the end.
     void step() {
-        if (!synced_) {
-            sync();
-            return;
+        InsnPath path;
+        switch (walk_.next(path, true)) {
+            case FlowWalk::Step::end:
+                done_ = true;
+                return;
+            case FlowWalk::Step::synced:
+                stack_.clear();
+                jumped_ = false;
+                tsc_ = 0;
+                decoder_.time(tsc_);
+                return;
+            case FlowWalk::Step::error: {
+                Pending& e = add(f_error, 12);
+                e.put_string(8, pt_error_string(walk_.status()));
+                return;
+            }
+            case FlowWalk::Step::run:
+                // After an interrupt, a disable, an overflow...: what follows is no branch's target.
+                if (walk_.interrupted()) jumped_ = false;
+                if (path.single.ninsn) take(path.single);
+                decoder_.time(tsc_);
+                return;
         }
-        int status = status_;
-        while (status >= 0 && (status & pts_event_pending)) {
-            QueryEvent ev;
-            status = decoder_.event(ev);
-            // After an interrupt, a disable, an overflow...: what follows is no branch's target.
-            if (!ev.status_update) jumped_ = false;
-        }
-        if (status < 0 || (status & pts_eos)) {
-            end_segment(status);
-            return;
-        }
-        InsnRun run;
-        status = decoder_.next_block(run);
-        if (run.ninsn) take(run);
-        decoder_.time(tsc_);
-        status_ = status;
-        if (status < 0) end_segment(status);
-    }
-
-    void sync() {
-        const int status = decoder_.sync_forward();
-        stack_.clear();
-        pending_ = InsnClass::other;
-        jumped_ = false;
-        tsc_ = 0;
-        decoder_.time(tsc_);
-        if (status >= 0) {
-            status_ = status;
-            synced_ = true;
-            return;
-        }
-        // Without progress there will be none.
-        uint64_t now = 0;
-        if (status == -pte_eos || decoder_.get_offset(now) < 0 || now <= sync_at_) done_ = true;
-        sync_at_ = now;
-    }
-
-    // The end of a synchronized stretch: the end of the trace, or an error and on from the next PSB.
-    void end_segment(int status) {
-        if (status >= 0 || status == -pte_eos) {
-            done_ = true;
-            return;
-        }
-        Pending& e = add(f_error, 12);
-        e.put_string(8, pt_error_string(status));
-        synced_ = false;
     }
 
     Pending& add(FlowType type, size_t fixed) {
@@ -178,7 +146,7 @@ class FlowStream : public EventStream {
         Pending& e = add(type, kind ? 36 : 32);
         e.put<uint64_t>(8, from_);
         e.put<uint64_t>(16, target);
-        e.put<uint32_t>(24, static_cast<uint32_t>(stack_.empty() ? 0 : stack_.size() - 1));
+        e.put<uint32_t>(24, static_cast<uint32_t>(stack_.depth()));
         e.put_string(28, symbols_->name(symbol));
         if (kind) e.put_string(32, kind);
     }
@@ -186,28 +154,30 @@ class FlowStream : public EventStream {
     // A run of instructions: the branch that led to it, then the function it ends in on top of
     // the stack (`ipt calls`' call tree, its symbols only).
     void take(const InsnRun& run) {
+        // A frame is its function's symbol.
+        const auto symbol = [](int, int s) { return s; };
         const int s = symbols_->find(run.ip);
-        if (is_call(pending_)) {
-            stack_.push_back(s);
-            add_branch(f_call, run.ip, s);
-        } else if (is_return(pending_)) {
-            add_branch(f_return, run.ip, stack_.empty() ? -1 : stack_.back());
-            if (!stack_.empty()) stack_.pop_back();
-        } else if (const char* kind = jump_kind(pending_);
-                   kind && branches_ && jumped_ && run.ip != fall_through_) {
-            add_branch(f_branch, run.ip, s, kind);
+        switch (stack_.start(s, symbol)) {
+            case CallStack::Edge::call:
+                add_branch(f_call, run.ip, s);
+                break;
+            case CallStack::Edge::ret:
+                add_branch(f_return, run.ip, stack_.top().symbol);
+                stack_.pop();
+                break;
+            case CallStack::Edge::none:
+                if (const char* kind = jump_kind(stack_.pending());
+                    kind && branches_ && jumped_ && run.ip != fall_through_)
+                    add_branch(f_branch, run.ip, s, kind);
+                break;
         }
         uint64_t last = run.ip;
         for (uint32_t k = 0; k + 1 < run.ninsn; ++k) last += run.sizes[k];
-        pending_ = run.end_class;
+        stack_.ended(run.end_class);
         from_ = last;
         fall_through_ = last + run.sizes[run.ninsn - 1];
         jumped_ = true;
-        const int top = symbols_->find(last);
-        if (stack_.empty())
-            stack_.push_back(top);
-        else
-            stack_.back() = top;
+        stack_.place(symbols_->find(last), symbol);
     }
 
     TraceBytes owned_;
@@ -215,14 +185,12 @@ class FlowStream : public EventStream {
     std::unique_ptr<Image> image_;
     std::unique_ptr<Symbols> symbols_;
     InsnDecoder decoder_;
+    FlowWalk walk_{decoder_};
     const bool branches_;
-    bool synced_ = false, done_ = false;
-    int status_ = 0;
-    uint64_t sync_at_ = 0;                  // where the last sync error was
+    bool done_ = false;
     uint64_t tsc_ = 0;                      // the time at the end of the last run
-    std::vector<int> stack_;                // the functions called, innermost last
-    InsnClass pending_ = InsnClass::other;  // the last run's last instruction
-    uint64_t from_ = 0, fall_through_ = 0;  // its address, and the one after it
+    CallStack stack_;                       // the functions called (their symbols), innermost last
+    uint64_t from_ = 0, fall_through_ = 0;  // the last run's last instruction, and the one after it
     bool jumped_ = false;                   // the next run follows the last one's branch
     std::deque<Pending> queue_;
     Pending current_;

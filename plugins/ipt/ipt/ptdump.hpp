@@ -10,6 +10,8 @@
 
 namespace ringscope::ipt {
 
+class PagesBehind;
+
 struct PtdumpOptions {
     bool show_offset = true;
     bool show_raw_bytes = false;
@@ -32,9 +34,10 @@ struct PtdumpOptions {
 // Dumps config.begin..config.end to out. Returns 0, or the negative pte_* code of a sync failure.
 // With threads > 1, PSB segments are decoded in parallel (not with --no-sync, --lastip or time
 // tracking, which carry state across segments); the output is the same bytes. part_bytes: input
-// bytes per part (0: the default).
+// bytes per part (0: the default). With pages, the serial dump gives back the pages of a mapped
+// file it has passed, and stops where the file shrank (pages->failed()).
 int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out, unsigned threads = 1,
-           uint64_t part_bytes = 0);
+           uint64_t part_bytes = 0, PagesBehind* pages = nullptr);
 
 // The whole command: ptdump's arguments ([OPTIONS] FILE[:FROM[-TO]]). Exit code 0, 1 (runtime
 // error) or 2 (usage error).

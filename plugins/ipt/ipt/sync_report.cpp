@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "ipt/errors.hpp"
+#include "ipt/pages_behind.hpp"
 #include "ipt/query_decoder.hpp"
 #include "ipt/trace_file.hpp"
 
@@ -23,7 +24,8 @@ void print_success(std::FILE* out, int status, uint64_t ip) {
 // position that does not move on ends the loop whatever the status, so that a decoder defect
 // cannot hang the command (a fuzzed stream once made sync backward return one PSB forever).
 template <class Sync>
-uint64_t sync_loop(const Config& config, const char* name, bool forward, Sync sync, std::FILE* out) {
+uint64_t sync_loop(const Config& config, const char* name, bool forward, Sync sync, std::FILE* out,
+                   PagesBehind* pages) {
     QueryDecoder decoder(config);
     bool have_last = false;
     uint64_t last = 0;
@@ -33,6 +35,7 @@ uint64_t sync_loop(const Config& config, const char* name, bool forward, Sync sy
         if (status == -pte_eos) break;
         uint64_t offset = 0;
         bool have_offset = decoder.get_sync_offset(offset) == 0;
+        if (pages && have_offset && !pages->at(offset)) return decoder.sync_work();
         if (status >= 0) {
             std::fprintf(out, "%s offset=0x%" PRIx64 " ", name, offset);
             print_success(out, status, ip);
@@ -69,12 +72,16 @@ bool parse_offsets(const std::string& text, std::vector<uint64_t>& out) {
 
 }  // namespace
 
-uint64_t sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out) {
+uint64_t sync_report(const Config& config, const std::vector<uint64_t>& at, std::FILE* out,
+                     PagesBehind* forward, PagesBehind* backward) {
     uint64_t work = sync_loop(
-        config, "sync-forward", true, [](QueryDecoder& d, uint64_t* ip) { return d.sync_forward(ip); }, out);
+        config, "sync-forward", true, [](QueryDecoder& d, uint64_t* ip) { return d.sync_forward(ip); }, out,
+        forward);
+    if (forward && forward->failed()) return work;
     work += sync_loop(
         config, "sync-backward", false, [](QueryDecoder& d, uint64_t* ip) { return d.sync_backward(ip); },
-        out);
+        out, backward);
+    if (backward && backward->failed()) return work;
     for (uint64_t offset : at) {
         QueryDecoder decoder(config);
         uint64_t ip = 0;
@@ -128,7 +135,7 @@ int sync_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
         std::fprintf(err, "usage: ringscope ipt sync [--at OFF[,OFF...]] FILE.pt\n");
         return 2;
     }
-    auto bytes = TraceBytes::load(file);
+    auto bytes = TraceBytes::map(file);
     if (!bytes) {
         std::fprintf(err, "ringscope ipt sync: %s: %s\n", file.c_str(), bytes.error().message().c_str());
         return 1;
@@ -136,8 +143,15 @@ int sync_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     Config config;
     config.begin = bytes->begin();
     config.end = bytes->end();
-    sync_report(config, at, out);
+    PagesBehind forward(*bytes), backward(*bytes, PagesBehind::Direction::backward);
+    sync_report(config, at, out, &forward, &backward);
     std::fflush(out);
+    for (const PagesBehind* p : {&forward, &backward}) {
+        if (p->failed()) {
+            std::fprintf(err, "ringscope ipt sync: %s\n", p->error().to_string().c_str());
+            return 1;
+        }
+    }
     return 0;
 }
 

@@ -7,8 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace ringscope::ipt {
 namespace {
@@ -30,7 +32,54 @@ uint8_t* allocate(size_t size) {
 // A pipe, /dev/stdin or a device is read once, front to back, up to this much.
 constexpr uint64_t kMaxStreamBytes = uint64_t{1} << 30;
 
+struct Closer {
+    std::FILE* f;
+    ~Closer() { std::fclose(f); }
+};
+
+// The end of [offset, offset + size) (size 0: to the end) in a file of total bytes, or the error.
+Expected<uint64_t> range_end(const std::string& path, uint64_t total, uint64_t offset, uint64_t size) {
+    // An empty file is an empty trace; any other offset must be inside the file.
+    if (total < offset || (total == offset && offset != 0))
+        return Error(Errc::invalid_argument, "offset past the end of the file")
+            .in_file(path)
+            .at_offset(static_cast<int64_t>(offset));
+    if (!size) return total;
+    if (total - offset < size)
+        return Error(Errc::invalid_argument, "range past the end of the file")
+            .in_file(path)
+            .at_offset(static_cast<int64_t>(offset + size));
+    return offset + size;
+}
+
 }  // namespace
+
+struct TraceBytes::Mapping {
+    int fd = -1;
+    void* base = nullptr;
+    size_t length = 0;
+    uint64_t offset = 0;  // of begin() in the file
+    std::string path;
+};
+
+void TraceBytes::Unmap::operator()(Mapping* m) const noexcept {
+    if (m->base) munmap(m->base, m->length);
+    if (m->fd >= 0) close(m->fd);
+    delete m;
+}
+
+int TraceBytes::fd() const noexcept {
+    return map_ ? map_->fd : -1;
+}
+
+const std::string& TraceBytes::path() const noexcept {
+    static const std::string none;
+    return map_ ? map_->path : none;
+}
+
+uint64_t TraceBytes::file_offset() const noexcept {
+    return map_ ? map_->offset : 0;
+}
 
 Expected<TraceBytes> TraceBytes::load_stream(std::FILE* f, const std::string& path, uint64_t offset,
                                              uint64_t size) {
@@ -81,6 +130,7 @@ Expected<TraceBytes> TraceBytes::load_stream(std::FILE* f, const std::string& pa
     t.data_.reset(allocate(used));
     if (!t.data_) return Error(Errc::io, "out of memory").in_file(path);
     if (used) std::memcpy(t.data_.get(), buf.p, used);
+    t.begin_ = t.data_.get();
     t.size_ = used;
     return t;
 }
@@ -93,6 +143,7 @@ TraceBytes TraceBytes::copy(const uint8_t* data, size_t size) {
     TraceBytes t;
     t.data_.reset(allocate(size));
     if (size) std::memcpy(t.data_.get(), data, size);
+    t.begin_ = t.data_.get();
     t.size_ = size;
     return t;
 }
@@ -100,10 +151,7 @@ TraceBytes TraceBytes::copy(const uint8_t* data, size_t size) {
 Expected<TraceBytes> TraceBytes::load(const std::string& path, uint64_t offset, uint64_t size) {
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return Error(Errc::io, "cannot open: " + std::string(std::strerror(errno))).in_file(path);
-    struct Closer {
-        std::FILE* f;
-        ~Closer() { std::fclose(f); }
-    } closer{f};
+    Closer closer{f};
     struct stat st;
     if (fstat(fileno(f), &st) != 0)
         return Error(Errc::io, "cannot stat: " + std::string(std::strerror(errno))).in_file(path);
@@ -113,27 +161,51 @@ Expected<TraceBytes> TraceBytes::load(const std::string& path, uint64_t offset, 
     long fsize = std::ftell(f);
     if (fsize < 0)
         return Error(Errc::io, "cannot tell size: " + std::string(std::strerror(errno))).in_file(path);
-    auto total = static_cast<uint64_t>(fsize);
-    // An empty file is an empty trace; any other offset must be inside the file.
-    if (total < offset || (total == offset && offset != 0))
-        return Error(Errc::invalid_argument, "offset past the end of the file")
-            .in_file(path)
-            .at_offset(static_cast<int64_t>(offset));
-    uint64_t end = total;
-    if (size) {
-        if (total - offset < size)
-            return Error(Errc::invalid_argument, "range past the end of the file")
-                .in_file(path)
-                .at_offset(static_cast<int64_t>(offset + size));
-        end = offset + size;
-    }
+    auto end = range_end(path, static_cast<uint64_t>(fsize), offset, size);
+    if (!end) return std::move(end).error();
     TraceBytes t;
-    t.size_ = static_cast<size_t>(end - offset);
+    t.size_ = static_cast<size_t>(*end - offset);
     t.data_.reset(allocate(t.size_));
     if (!t.data_) return Error(Errc::io, "out of memory").in_file(path);
+    t.begin_ = t.data_.get();
     if (std::fseek(f, static_cast<long>(offset), SEEK_SET) != 0 ||
         std::fread(t.data_.get(), 1, t.size_, f) != t.size_)
         return Error(Errc::io, "cannot read: " + std::string(std::strerror(errno))).in_file(path);
+    return t;
+}
+
+Expected<TraceBytes> TraceBytes::map(const std::string& path, uint64_t offset, uint64_t size) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error(Errc::io, "cannot open: " + std::string(std::strerror(errno))).in_file(path);
+    std::unique_ptr<Mapping, Unmap> m(new Mapping{.fd = fd, .offset = offset, .path = path});
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return Error(Errc::io, "cannot stat: " + std::string(std::strerror(errno))).in_file(path);
+    if (!S_ISREG(st.st_mode)) {
+        // Read from this descriptor: opening a pipe again could meet another writer or none.
+        std::FILE* f = fdopen(fd, "rb");
+        if (!f) return Error(Errc::io, "cannot read: " + std::string(std::strerror(errno))).in_file(path);
+        m->fd = -1;
+        Closer closer{f};
+        return load_stream(f, path, offset, size);
+    }
+    if (offset % 64 != 0) return load(path, offset, size);
+    auto end = range_end(path, static_cast<uint64_t>(st.st_size), offset, size);
+    if (!end) return std::move(end).error();
+    if (*end == offset) return load(path, offset, size);
+    const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t from = offset / page * page;
+    m->length = static_cast<size_t>(*end - from);
+    void* p = mmap(nullptr, m->length, PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(from));
+    if (p == MAP_FAILED) return load(path, offset, size);  // a file system that cannot map
+    m->base = p;
+    // Small pages: PagesBehind gives back what the decoder passed at 1 MiB steps, which a 2 MiB
+    // page of the file's cache mapped whole would keep (ipt dump on 8 MiB: 11.3 MB peak, now 10.4).
+    madvise(p, m->length, MADV_NOHUGEPAGE);
+    TraceBytes t;
+    t.begin_ = static_cast<const uint8_t*>(p) + (offset - from);
+    t.size_ = static_cast<size_t>(*end - offset);
+    t.map_ = std::move(m);
     return t;
 }
 
