@@ -56,6 +56,24 @@ void RetStack::push(uint64_t ip) noexcept {
     top_ = (top_ + 1) % kSize;
     // Full: the oldest entry goes.
     if (top_ == bottom_) bottom_ = (bottom_ + 1) % kSize;
+    if (open_) {
+        const int d = depth();
+        if (d > high_) high_ = d;
+        // Full of its own entries: none from under it would be left.
+        if (d == kMax) open_ = false;
+    }
+}
+
+void RetStack::assign_below(const uint64_t* from_top_entries, int n) noexcept {
+    // All entries from the top down, then laid out again from slot 0 up.
+    uint64_t all[kMax];
+    int count = depth();
+    for (int i = 0; i < count; ++i) all[i] = from_top(i);
+    for (int i = 0; i < n && count < kMax; ++i) all[count++] = from_top_entries[i];
+    for (int i = 0; i < count; ++i) stack_[i] = all[count - 1 - i];
+    bottom_ = 0;
+    top_ = count;
+    open_ = false;
 }
 
 int RetStack::pop(uint64_t& ip) noexcept {
@@ -427,6 +445,12 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
                 since_anchor_ = 0;
                 if (tick_events_ && (status = tick(ip_)) < 0) return status;
                 if (!taken) return -pte_bad_retcomp;
+                // ipt flow -j: the address is under the entries known; resume() pops it.
+                if (retstack_.needs_below()) [[unlikely]] {
+                    ret_ = insn;
+                    ret_iext_ = iext;
+                    return kNeedsStack;
+                }
                 return retstack_.pop(ip_);
             }
             break;
@@ -458,6 +482,21 @@ int InsnDecoder::proceed_postponed() noexcept {
     if (status < 0) return status;
     process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
     return 0;
+}
+
+int InsnDecoder::resume() noexcept {
+    // The compressed return's pop, then on as its caller would have gone on.
+    const int status = retstack_.pop(ip_);
+    // From event() (proceed_postponed): the instruction its events were bound to.
+    if (process_insn_) {
+        if (status < 0) return status;
+        process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
+        return check_ip_event(nullptr, nullptr);
+    }
+    // From next(), next_block() or next_path(): their last instruction.
+    link_slot_ = ip_ == ret_.ip + ret_.size ? 0 : 1;
+    if (status < 0) return status;
+    return check_ip_event(&ret_, &ret_iext_);
 }
 
 int InsnDecoder::next(Insn& insn) noexcept {
