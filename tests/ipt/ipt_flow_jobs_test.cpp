@@ -189,6 +189,30 @@ TEST(IptFlowJobs, ReturnsCompressedAcrossManyPsbs) {
     }
 }
 
+// --quiet counts a path at a time: the counts --stat prints are those of the printing decode, with
+// each decoder and block option, on a clean stream and on one with errors.
+TEST(IptFlowJobs, QuietCountsAsPrinted) {
+    rb::FlowOptions o;
+    o.seed = 6;
+    o.pt_bytes = 24 << 10;
+    auto stat = [](const std::string& out) { return out.substr(out.rfind("insn: ")); };
+    for (bool broken : {false, true}) {
+        const Made m = make(broken ? "quiet_broken" : "quiet", o, broken);
+        for (std::vector<std::string> opts : {std::vector<std::string>{"--insn-decoder"},
+                                              {"--block-decoder"},
+                                              {"--block:end-on-call"},
+                                              {"--block:end-on-jump", "--resync-on-error"}}) {
+            opts.push_back("--stat");
+            std::vector<std::string> quiet = opts, shown = opts;
+            quiet.push_back("--quiet");
+            shown.push_back("--no-inst");
+            const ::Run q = flow(args_for(m, quiet)), s = flow(args_for(m, shown));
+            ASSERT_NE(s.out.rfind("insn: "), std::string::npos);
+            EXPECT_EQ(stat(q.out), stat(s.out)) << opts[0] << (broken ? " broken" : "");
+        }
+    }
+}
+
 TEST(IptFlowJobs, TracingOffAcrossPsbs) {
     for (uint64_t seed = 1; seed <= 3; ++seed) {
         rb::FlowOptions o;

@@ -271,8 +271,39 @@ struct Segment {
     int suspended_status = 0;  // the status at the step the hook suspended
 };
 
+// --quiet without --check: the path counted a run at a time, as take_path would count it (only
+// a run's last instruction may end a block). loop.insn: the path's last instruction, bytes unread.
+void count_path(Segment& s, const InsnPath& p) {
+    auto run = [&](uint64_t ip, uint64_t end_ip, uint32_t ninsn, uint8_t last_size, InsnClass end_class,
+                   bool end_direct) {
+        if (!s.loop.block_open) ++s.stats.blocks;
+        s.stats.insn += ninsn;
+        Insn& insn = s.loop.insn;
+        insn.ip = ninsn ? end_ip : ip;
+        insn.size = last_size;
+        insn.iclass = end_class;
+        s.loop.block_open = !ends_block(insn, s.o, end_direct);
+    };
+    Insn& insn = s.loop.insn;
+    if (!p.nruns) {
+        const InsnRun& r = p.single;
+        run(r.ip, r.end_ip, r.ninsn, r.sizes[r.ninsn - 1], r.end_class, r.end_direct);
+        insn.mode = r.mode;
+        insn.speculative = r.speculative;
+        return;
+    }
+    const BlockCache& cache = s.d.block_cache();
+    for (uint32_t k = 0; k < p.nruns; ++k) {
+        const CachedRun& c = cache.at(p.runs[k]);
+        run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
+    }
+    insn.mode = p.mode;
+    insn.speculative = p.speculative;
+}
+
 // Counts (and unless --quiet prints) the instructions of a path, as ptxed does one at a time.
 void take_path(Segment& s, const InsnPath& p, uint64_t offset) {
+    if (s.o.quiet && !s.o.check) return count_path(s, p);
     const bool show = !s.o.quiet || s.o.check;
     // The bytes and each instruction's own class: for the disassembly, --raw-insn and --check.
     const bool bytes = !s.o.no_inst || s.o.raw_insn || s.o.check;
