@@ -293,10 +293,24 @@ void count_path(Segment& s, const InsnPath& p) {
         return;
     }
     const BlockCache& cache = s.d.block_cache();
-    for (uint32_t k = 0; k < p.nruns; ++k) {
+    // Without --block:end-on-*, a run the walk took by its HotRun alone (16 bytes, in the cache
+    // already) ends a block when its branch is conditional; the CachedRun is read for the others
+    // and for the path's last run.
+    const bool hot = !s.o.end_on_call && !s.o.end_on_jump;
+    const uint32_t last = p.nruns - 1;
+    for (uint32_t k = 0; k < last; ++k) {
+        const HotRun& h = cache.hot(p.runs[k]);
+        if (hot && h.kind != HotRun::cold) {
+            if (!s.loop.block_open) ++s.stats.blocks;
+            s.stats.insn += h.ninsn;
+            s.loop.block_open = h.kind != HotRun::cond;
+            continue;
+        }
         const CachedRun& c = cache.at(p.runs[k]);
         run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
     }
+    const CachedRun& c = cache.at(p.runs[last]);
+    run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
     insn.mode = p.mode;
     insn.speculative = p.speculative;
 }
