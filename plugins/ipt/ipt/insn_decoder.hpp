@@ -14,6 +14,7 @@
 #include "ipt/insn_class.hpp"
 #include "ipt/query_decoder.hpp"
 #include "ipt/query_event.hpp"
+#include "ipt/ret_stack.hpp"
 
 namespace ringscope::ipt {
 
@@ -35,39 +36,6 @@ struct AddrFilter {
     uint64_t a[4] = {}, b[4] = {};
     // libipt's pt_filter_addr_check: 1 inside a FilterEn range (or when there is none), else 0.
     int check(uint64_t ip) const noexcept;
-};
-
-// The last 64 return addresses of calls (libipt's pt_retstack). For ipt flow -j, a decoder that
-// starts at a PSB does not know the calls before it: open() marks the stack's bottom as unknown
-// (the entries of the decoder before, under these), until clear() or a push that fills it (the
-// entries under would have gone). high() is the most entries it held since reset_high(), for
-// assign_below: how many of those under it a full stack would have dropped.
-class RetStack {
-  public:
-    static constexpr int kMax = 64;
-    void clear() noexcept { top_ = bottom_ = 0, open_ = false; }
-    // Entries from the top down (the most recent call first).
-    int depth() const noexcept { return (top_ - bottom_ + kSize) % kSize; }
-    uint64_t from_top(int i) const noexcept { return stack_[(top_ - 1 - i + 2 * kSize) % kSize]; }
-    void push(uint64_t ip) noexcept;
-    int pop(uint64_t& ip) noexcept;
-
-    void open() noexcept { open_ = true, high_ = depth(); }
-    bool is_open() const noexcept { return open_; }
-    // A pop would need an entry under the known ones.
-    bool needs_below() const noexcept { return open_ && top_ == bottom_; }
-    int high() const noexcept { return high_; }
-    void reset_high() noexcept { high_ = depth(); }
-    // Puts n entries (from the top down) under the current ones, as many as fit; the bottom is
-    // then known.
-    void assign_below(const uint64_t* from_top, int n) noexcept;
-
-  private:
-    static constexpr int kSize = kMax + 1;
-    uint64_t stack_[kSize] = {};
-    int top_ = 0, bottom_ = 0;
-    bool open_ = false;
-    int high_ = 0;
 };
 
 // Instructions in sequence, taken at once (InsnDecoder::next_block): the first one's address, the
