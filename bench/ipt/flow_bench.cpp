@@ -147,6 +147,39 @@ Result flow_command(const std::string& code_path, const std::string& pt_path, ui
     return r;
 }
 
+struct Decoder {
+    std::string name;
+    std::function<Result()> run;
+    bool command = false;  // flow-j*: its own clocks, the instruction count only
+};
+
+// Each decoder's medians, then the ratios: the first decoder's against each, and each flow-j*'s
+// against libipt's.
+void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med, double mib) {
+    for (size_t k = 0; k < decoders.size(); ++k) {
+        const Result& m = med[k];
+        const bool agree =
+            decoders[k].command ? m.r.insn == med[0].r.insn && !m.r.errors : same(m.r, med[0].r);
+        std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
+                    " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
+                    decoders[k].name.c_str(), m.seconds, m.wall, mib / m.seconds,
+                    static_cast<double>(m.r.insn) / m.seconds / 1e6, m.r.insn, m.r.events, m.r.errors,
+                    m.r.hash, agree ? "" : "  RESULTS DIFFER");
+    }
+    for (size_t k = 1; k < decoders.size(); ++k)
+        std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name.c_str(),
+                    med[k].seconds / med[0].seconds, decoders[k].name.c_str(), med[k].wall / med[0].wall);
+    // The command against libipt's decoders.
+    for (size_t f = 0; f < decoders.size(); ++f) {
+        if (!decoders[f].command) continue;
+        for (size_t k = 0; k < decoders.size(); ++k) {
+            if (decoders[k].name != "block" && decoders[k].name != "insn") continue;
+            std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[f].name.c_str(),
+                        med[k].seconds / med[f].seconds, decoders[k].name.c_str(), med[k].wall / med[f].wall);
+        }
+    }
+}
+
 int usage() {
     std::fputs(
         "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N] "
@@ -218,11 +251,6 @@ int main(int argc, char** argv) {
     const flow_libipt_code code{code_path.c_str(), program.address, program.code.size(),
                                 program.size_at.data(), program.kind_at.data()};
 
-    struct Decoder {
-        std::string name;
-        std::function<Result()> run;
-        bool command = false;  // flow-j*: its own clocks, the instruction count only
-    };
     auto theirs = [&](int block) {
         flow_libipt_result r{};
         if (flow_libipt_decode(trace.pt.data(), trace.pt.size(), &code, block, &r) < 0) std::abort();
@@ -255,29 +283,7 @@ int main(int argc, char** argv) {
         for (size_t k = 0; k < decoders.size(); ++k) runs[k].push_back(decoders[k].run());
     std::vector<Result> med;
     for (auto& r : runs) med.push_back(median(r));
-    const double mib = static_cast<double>(trace.pt.size()) / (1 << 20);
-    for (size_t k = 0; k < decoders.size(); ++k) {
-        const Result& m = med[k];
-        const bool agree =
-            decoders[k].command ? m.r.insn == med[0].r.insn && !m.r.errors : same(m.r, med[0].r);
-        std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
-                    " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
-                    decoders[k].name.c_str(), m.seconds, m.wall, mib / m.seconds,
-                    static_cast<double>(m.r.insn) / m.seconds / 1e6, m.r.insn, m.r.events, m.r.errors,
-                    m.r.hash, agree ? "" : "  RESULTS DIFFER");
-    }
-    for (size_t k = 1; k < decoders.size(); ++k)
-        std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name.c_str(),
-                    med[k].seconds / med[0].seconds, decoders[k].name.c_str(), med[k].wall / med[0].wall);
-    // The command against libipt's decoders.
-    for (size_t f = 0; f < decoders.size(); ++f) {
-        if (!decoders[f].command) continue;
-        for (size_t k = 0; k < decoders.size(); ++k) {
-            if (decoders[k].name != "block" && decoders[k].name != "insn") continue;
-            std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[f].name.c_str(),
-                        med[k].seconds / med[f].seconds, decoders[k].name.c_str(), med[k].wall / med[f].wall);
-        }
-    }
+    report(decoders, med, static_cast<double>(trace.pt.size()) / (1 << 20));
     if (write.empty()) {
         std::remove(code_path.c_str());
         std::remove(pt_path.c_str());
