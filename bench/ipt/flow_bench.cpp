@@ -3,8 +3,11 @@
 // process. The stream is a trace of a made-up program (flow_program.hpp). Ours runs as
 // InsnDecoder::next_block (runs of instructions from the block cache) and as next() (one
 // instruction at a time); every decoder must agree on the instruction count, events, errors and
-// a hash of every jump in control's path, or the line says RESULTS DIFFER.
-//   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--only ours|block|insn|ours-insn]
+// a hash of every jump in control's path, or the line says RESULTS DIFFER. flow-j1 and flow-jN are
+// `ipt flow --quiet --stat` (the command's whole decode, -j 1 and -j N) on the same files: their
+// CPU time is the process's (all threads), and only their instruction count is compared.
+//   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N]
+//                  [--only ours|block|insn|ours-insn|flow-j1|flow-jN]
 //                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
 #include <algorithm>
 #include <chrono>
@@ -23,6 +26,7 @@
 #include "flow_libipt.h"
 #include "flow_program.hpp"
 #include "ipt/errors.hpp"
+#include "ipt/flow.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 
@@ -108,10 +112,78 @@ bool same(const flow_libipt_result& a, const flow_libipt_result& b) {
     return a.insn == b.insn && a.events == b.events && a.errors == b.errors && a.hash == b.hash;
 }
 
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// `ipt flow --quiet --stat -j jobs` on the files: the instruction count it prints (only that set),
+// the process's CPU time and the wall time.
+Result flow_command(const std::string& code_path, const std::string& pt_path, uint64_t address,
+                    unsigned jobs) {
+    char* text = nullptr;
+    size_t size = 0;
+    std::FILE* out = open_memstream(&text, &size);
+    std::FILE* err = std::fopen("/dev/null", "w");
+    if (!out || !err) std::abort();
+    char raw[64];
+    std::snprintf(raw, sizeof raw, ":0x%" PRIx64, address);
+    const std::vector<std::string> args = {"--raw",   code_path + raw, "--pt", pt_path,
+                                           "--quiet", "--stat",        "-j",   std::to_string(jobs)};
+    Result r;
+    const auto w0 = std::chrono::steady_clock::now();
+    const double t0 = process_cpu_seconds();
+    const int rc = ri::flow_main(args, out, err);
+    r.seconds = process_cpu_seconds() - t0;
+    r.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+    std::fclose(out);
+    std::fclose(err);
+    unsigned long long insn = 0;
+    const char* stat = text ? std::strstr(text, "insn: ") : nullptr;
+    if (rc != 0 || !stat || std::sscanf(stat, "insn: %llu.", &insn) != 1) r.r.errors = 1;
+    r.r.insn = insn;
+    std::free(text);
+    return r;
+}
+
+struct Decoder {
+    std::string name;
+    std::function<Result()> run;
+    bool command = false;  // flow-j*: its own clocks, the instruction count only
+};
+
+// Each decoder's medians, then the ratios: the first decoder's against each, and each flow-j*'s
+// against libipt's.
+void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med, double mib) {
+    for (size_t k = 0; k < decoders.size(); ++k) {
+        const Result& m = med[k];
+        const bool agree =
+            decoders[k].command ? m.r.insn == med[0].r.insn && !m.r.errors : same(m.r, med[0].r);
+        std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
+                    " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
+                    decoders[k].name.c_str(), m.seconds, m.wall, mib / m.seconds,
+                    static_cast<double>(m.r.insn) / m.seconds / 1e6, m.r.insn, m.r.events, m.r.errors,
+                    m.r.hash, agree ? "" : "  RESULTS DIFFER");
+    }
+    for (size_t k = 1; k < decoders.size(); ++k)
+        std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name.c_str(),
+                    med[k].seconds / med[0].seconds, decoders[k].name.c_str(), med[k].wall / med[0].wall);
+    // The command against libipt's decoders.
+    for (size_t f = 0; f < decoders.size(); ++f) {
+        if (!decoders[f].command) continue;
+        for (size_t k = 0; k < decoders.size(); ++k) {
+            if (decoders[k].name != "block" && decoders[k].name != "insn") continue;
+            std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[f].name.c_str(),
+                        med[k].seconds / med[f].seconds, decoders[k].name.c_str(), med[k].wall / med[f].wall);
+        }
+    }
+}
+
 int usage() {
     std::fputs(
-        "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--only ours|block|insn|ours-insn] "
-        "[--write PREFIX]\n",
+        "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N] "
+        "[--only ours|block|insn|ours-insn|flow-j1|flow-jN] [--write PREFIX]\n",
         stderr);
     return 2;
 }
@@ -121,6 +193,7 @@ int usage() {
 int main(int argc, char** argv) {
     rb::FlowOptions o;
     std::string only, write;
+    unsigned jobs = 2;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (i + 1 >= argc) return usage();
@@ -135,6 +208,8 @@ int main(int argc, char** argv) {
             only = v;
         else if (a == "--write")
             write = v;
+        else if (a == "-j")
+            jobs = static_cast<unsigned>(std::max(1, std::atoi(v.c_str())));
         else
             return usage();
     }
@@ -176,46 +251,39 @@ int main(int argc, char** argv) {
     const flow_libipt_code code{code_path.c_str(), program.address, program.code.size(),
                                 program.size_at.data(), program.kind_at.data()};
 
-    struct Decoder {
-        const char* name;
-        std::function<flow_libipt_result()> run;
-    };
     auto theirs = [&](int block) {
         flow_libipt_result r{};
         if (flow_libipt_decode(trace.pt.data(), trace.pt.size(), &code, block, &r) < 0) std::abort();
         return r;
     };
-    std::vector<Decoder> decoders = {
-        {"ours", [&] { return ours(config, image, code, true); }},
-        {"block", [&] { return theirs(1); }},
-        {"insn", [&] { return theirs(0); }},
-        {"ours-insn", [&] { return ours(config, image, code, false); }},
+    auto timed = [](auto f) { return [f] { return rb::run_once([&] { return Result{f(), 0, 0}; }); }; };
+    auto command = [&](unsigned j) {
+        return [&, j] { return flow_command(code_path, pt_path, program.address, j); };
     };
+    std::vector<Decoder> decoders = {
+        {"ours", timed([&] { return ours(config, image, code, true); })},
+        {"block", timed([&] { return theirs(1); })},
+        {"insn", timed([&] { return theirs(0); })},
+        {"ours-insn", timed([&] { return ours(config, image, code, false); })},
+        {"flow-j1", command(1), true},
+    };
+    if (jobs > 1) decoders.push_back({"flow-j" + std::to_string(jobs), command(jobs), true});
     if (!only.empty()) {
         decoders.erase(std::remove_if(decoders.begin(), decoders.end(),
-                                      [&](const Decoder& d) { return only != d.name; }),
+                                      [&](const Decoder& d) {
+                                          return only != d.name && !(only == "flow-jN" && d.command &&
+                                                                     jobs > 1 && d.name != "flow-j1");
+                                      }),
                        decoders.end());
         if (decoders.empty()) return usage();
     }
     // Interleaved, so that all see the same load; medians of five.
     std::vector<std::vector<Result>> runs(decoders.size());
     for (int round = 0; round < 5; ++round)
-        for (size_t k = 0; k < decoders.size(); ++k)
-            runs[k].push_back(rb::run_once([&] { return Result{decoders[k].run(), 0, 0}; }));
+        for (size_t k = 0; k < decoders.size(); ++k) runs[k].push_back(decoders[k].run());
     std::vector<Result> med;
     for (auto& r : runs) med.push_back(median(r));
-    const double mib = static_cast<double>(trace.pt.size()) / (1 << 20);
-    for (size_t k = 0; k < decoders.size(); ++k) {
-        const Result& m = med[k];
-        std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
-                    " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
-                    decoders[k].name, m.seconds, m.wall, mib / m.seconds,
-                    static_cast<double>(m.r.insn) / m.seconds / 1e6, m.r.insn, m.r.events, m.r.errors,
-                    m.r.hash, same(m.r, med[0].r) ? "" : "  RESULTS DIFFER");
-    }
-    for (size_t k = 1; k < decoders.size(); ++k)
-        std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name, med[k].seconds / med[0].seconds,
-                    decoders[k].name, med[k].wall / med[0].wall);
+    report(decoders, med, static_cast<double>(trace.pt.size()) / (1 << 20));
     if (write.empty()) {
         std::remove(code_path.c_str());
         std::remove(pt_path.c_str());

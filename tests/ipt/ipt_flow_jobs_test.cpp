@@ -46,13 +46,22 @@ Run flow(std::vector<std::string> args) {
     return r;
 }
 
-// The parts -j joined (from --stat:jobs).
+// What -j did (from --stat:jobs).
+struct Jobs {
+    size_t parts = 0, joined = 0, handed_on = 0, sequential_from = 0;
+};
+
+Jobs jobs_of(const std::string& err) {
+    Jobs j;
+    if (std::sscanf(err.c_str(), "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu",
+                    &j.parts, &j.joined, &j.handed_on, &j.sequential_from) != 4)
+        return {};
+    return j;
+}
+
+// The parts -j joined.
 size_t joined(const std::string& err) {
-    size_t parts = 0, joins = 0, from = 0;
-    if (std::sscanf(err.c_str(), "parts: %zu, joined: %zu, sequential from part: %zu", &parts, &joins,
-                    &from) != 3)
-        return 0;
-    return joins;
+    return jobs_of(err).joined;
 }
 
 // -j 2 and -j 4 with parts of each size against -j 1; the joins summed.
@@ -150,6 +159,57 @@ TEST(IptFlowJobs, ReturnsCompressedAcrossPsbs) {
                     .out.find("compressed return without call") != std::string::npos;
         EXPECT_GT(empty, 0u) << "seed " << seed;
         expect_same(args, "compressed returns");
+    }
+}
+
+// Returns compressed across every PSB of a long stream: each part's decoder pops returns whose
+// calls came before its PSB, so each is handed the stack of the part before and goes on; -j must
+// print what -j 1 prints without falling back to a sequential decode.
+TEST(IptFlowJobs, ReturnsCompressedAcrossManyPsbs) {
+    rb::FlowOptions o;
+    o.seed = 5;
+    o.pt_bytes = 48 << 10;
+    o.compress_across_psb = true;
+    const Made m = make("compressed_many", o);
+    const std::vector<std::string> args = args_for(m, {"--no-inst", "--stat"});
+    const ::Run one = flow(args);
+    ASSERT_EQ(one.out.find("error"), std::string::npos);
+    for (const char* jobs : {"2", "3"}) {
+        for (const char* pb : {"300", "2000"}) {
+            std::vector<std::string> a = {"-j", jobs, "--part-bytes", pb, "--stat:jobs"};
+            a.insert(a.end(), args.begin(), args.end());
+            const ::Run many = flow(a);
+            EXPECT_TRUE(many.out == one.out) << "-j " << jobs << " parts " << pb;
+            const Jobs j = jobs_of(many.err);
+            EXPECT_GT(j.parts, 15u) << many.err;
+            EXPECT_EQ(j.sequential_from, j.parts) << "fell back to a sequential decode: " << many.err;
+            EXPECT_EQ(j.joined + 1, j.parts) << many.err;
+            EXPECT_GT(j.handed_on, j.parts / 2) << many.err;
+        }
+    }
+}
+
+// --quiet counts a path at a time: the counts --stat prints are those of the printing decode, with
+// each decoder and block option, on a clean stream and on one with errors.
+TEST(IptFlowJobs, QuietCountsAsPrinted) {
+    rb::FlowOptions o;
+    o.seed = 6;
+    o.pt_bytes = 24 << 10;
+    auto stat = [](const std::string& out) { return out.substr(out.rfind("insn: ")); };
+    for (bool broken : {false, true}) {
+        const Made m = make(broken ? "quiet_broken" : "quiet", o, broken);
+        for (std::vector<std::string> opts : {std::vector<std::string>{"--insn-decoder"},
+                                              {"--block-decoder"},
+                                              {"--block:end-on-call"},
+                                              {"--block:end-on-jump", "--resync-on-error"}}) {
+            opts.push_back("--stat");
+            std::vector<std::string> quiet = opts, shown = opts;
+            quiet.push_back("--quiet");
+            shown.push_back("--no-inst");
+            const ::Run q = flow(args_for(m, quiet)), s = flow(args_for(m, shown));
+            ASSERT_NE(s.out.rfind("insn: "), std::string::npos);
+            EXPECT_EQ(stat(q.out), stat(s.out)) << opts[0] << (broken ? " broken" : "");
+        }
     }
 }
 

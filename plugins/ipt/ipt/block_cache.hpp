@@ -53,6 +53,7 @@ class BlockCache {
     CachedRun& at(uint32_t index) noexcept { return runs_[index - 1]; }
     const CachedRun& at(uint32_t index) const noexcept { return runs_[index - 1]; }
     HotRun& hot(uint32_t index) noexcept { return hot_[index - 1]; }
+    const HotRun& hot(uint32_t index) const noexcept { return hot_[index - 1]; }
     // Changes when the cache starts again: run indexes from before are no longer valid.
     uint32_t generation() const noexcept { return generation_; }
     const uint8_t* sizes(const CachedRun& run) const noexcept { return sizes_.data() + run.sizes; }

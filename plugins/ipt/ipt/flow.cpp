@@ -18,10 +18,11 @@
 namespace ringscope::ipt {
 namespace {
 
-// decode_segment's answers for code that runs on without reading trace and for a hook that
-// stopped it (no libipt error codes).
+// decode_segment's answers for code that runs on without reading trace, for a hook that stopped
+// it and for one that suspended it (no libipt error codes).
 constexpr int kNoTraceProgress = -0x7ffe;
 constexpr int kHookStopped = -0x7ffd;
+constexpr int kHookSuspended = -0x7ffc;
 
 using Stats = FlowStats;
 
@@ -228,9 +229,11 @@ int drain_events(std::FILE* out, InsnDecoder& d, int status, const FlowOptions& 
     while (status & pts_event_pending) {
         QueryEvent ev;
         status = d.event(ev);
-        if (status < 0) return status;
+        // kNeedsStack: the event is taken, the instruction it was bound to not yet.
+        if (status < 0 && status != kNeedsStack) return status;
         block_open = false;
         if (!o.quiet && !ev.status_update) print_event(out, ev, o);
+        if (status < 0) return status;
     }
     return status;
 }
@@ -266,10 +269,56 @@ struct Segment {
     Stats& stats;
     FlowLoopState& loop;  // loop.insn: the last instruction, for the error's report
     FlowHook* hook = nullptr;
+    int suspended_status = 0;  // the status at the step the hook suspended
 };
+
+// --quiet without --check: the path counted a run at a time, as take_path would count it (only
+// a run's last instruction may end a block). loop.insn: the path's last instruction, bytes unread.
+void count_path(Segment& s, const InsnPath& p) {
+    auto run = [&](uint64_t ip, uint64_t end_ip, uint32_t ninsn, uint8_t last_size, InsnClass end_class,
+                   bool end_direct) {
+        if (!s.loop.block_open) ++s.stats.blocks;
+        s.stats.insn += ninsn;
+        Insn& insn = s.loop.insn;
+        insn.ip = ninsn ? end_ip : ip;
+        insn.size = last_size;
+        insn.iclass = end_class;
+        s.loop.block_open = !ends_block(insn, s.o, end_direct);
+    };
+    Insn& insn = s.loop.insn;
+    if (!p.nruns) {
+        const InsnRun& r = p.single;
+        run(r.ip, r.end_ip, r.ninsn, r.sizes[r.ninsn - 1], r.end_class, r.end_direct);
+        insn.mode = r.mode;
+        insn.speculative = r.speculative;
+        return;
+    }
+    const BlockCache& cache = s.d.block_cache();
+    // Without --block:end-on-*, a run the walk took by its HotRun alone (16 bytes, in the cache
+    // already) ends a block when its branch is conditional; the CachedRun is read for the others
+    // and for the path's last run.
+    const bool hot = !s.o.end_on_call && !s.o.end_on_jump;
+    const uint32_t last = p.nruns - 1;
+    for (uint32_t k = 0; k < last; ++k) {
+        const HotRun& h = cache.hot(p.runs[k]);
+        if (hot && h.kind != HotRun::cold) {
+            if (!s.loop.block_open) ++s.stats.blocks;
+            s.stats.insn += h.ninsn;
+            s.loop.block_open = h.kind != HotRun::cond;
+            continue;
+        }
+        const CachedRun& c = cache.at(p.runs[k]);
+        run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
+    }
+    const CachedRun& c = cache.at(p.runs[last]);
+    run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
+    insn.mode = p.mode;
+    insn.speculative = p.speculative;
+}
 
 // Counts (and unless --quiet prints) the instructions of a path, as ptxed does one at a time.
 void take_path(Segment& s, const InsnPath& p, uint64_t offset) {
+    if (s.o.quiet && !s.o.check) return count_path(s, p);
     const bool show = !s.o.quiet || s.o.check;
     // The bytes and each instruction's own class: for the disassembly, --raw-insn and --check.
     const bool bytes = !s.o.no_inst || s.o.raw_insn || s.o.check;
@@ -303,13 +352,16 @@ void take_path(Segment& s, const InsnPath& p, uint64_t offset) {
     });
 }
 
-// One synchronized stretch: instructions and events until an error or the end.
-int decode_segment(Segment& s, int status) {
+// One synchronized stretch: instructions and events until an error or the end; resumed, on
+// from a suspended step or a decoder's resume().
+int decode_segment(Segment& s, int status, bool resumed) {
     std::FILE* out = s.o.out;
     uint64_t& last_offset = s.loop.last_offset;
     uint64_t& same_offset = s.loop.same_offset;
-    last_offset = ~uint64_t{0};
-    same_offset = 0;
+    if (!resumed) {
+        last_offset = ~uint64_t{0};
+        same_offset = 0;
+    }
     for (;;) {
         status = drain_events(out, s.d, status, s.o, s.loop.block_open);
         if (status < 0) return status;
@@ -319,7 +371,14 @@ int decode_segment(Segment& s, int status) {
         }
         uint64_t offset = 0;
         s.d.get_offset(offset);
-        if (s.hook && s.hook->at_step(s.d, s.loop, offset)) return kHookStopped;
+        if (s.hook) {
+            const FlowHook::Step step = s.hook->at_step(s.d, s.loop, offset);
+            if (step == FlowHook::stop) return kHookStopped;
+            if (step == FlowHook::suspend) {
+                s.suspended_status = status;
+                return kHookSuspended;
+            }
+        }
         if (offset != last_offset) {
             last_offset = offset;
             same_offset = 0;
@@ -339,6 +398,7 @@ int decode_segment(Segment& s, int status) {
             if (one.iclass != InsnClass::error) run_of_insn(p.single, one);
             p.ninsn = p.single.ninsn;
         }
+        if (p.ninsn) ++s.loop.decoded_steps;
         if (!p.ninsn) {
             // With tracing disabled next() leaves its instruction as it was: ptxed takes the one
             // before again.
@@ -370,53 +430,82 @@ struct PagesHook : FlowHook {
 
 }  // namespace
 
-void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, Stats& stats,
-                 const uint64_t* start, FlowHook* hook) {
-    std::FILE* out = o.out;
-    FlowLoopState loop;
+bool FlowRun::run(const uint64_t* start, bool open_stack) {
+    loop_ = FlowLoopState{};
+    suspended_ = Suspended::no;
+    const int status = start ? d_.sync_set(*start) : d_.sync_forward();
+    if (status >= 0 && open_stack) d_.retstack().open();
+    return go(status, Enter::sync);
+}
+
+bool FlowRun::resume() {
+    const Suspended was = suspended_;
+    suspended_ = Suspended::no;
+    if (was == Suspended::step) return go(status_, Enter::step);
+    return go(d_.resume(), Enter::resumed);
+}
+
+bool FlowRun::go(int status, Enter enter) {
+    std::FILE* out = o_.out;
+    Insn& insn = loop_.insn;
     for (;;) {
-        loop.insn = Insn{};
-        Insn& insn = loop.insn;
-        int status = start ? d.sync_set(*start) : d.sync_forward();
-        start = nullptr;
-        if (status < 0) {
-            if (status == -pte_eos) break;
-            diagnose(out, d, insn.ip, "sync error", status, true);
-            // Without progress there will be none: stop (the error is reported twice).
-            uint64_t now = 0;
-            if (d.get_offset(now) < 0 || now <= loop.sync) break;
-            loop.sync = now;
-            continue;
+        if (enter == Enter::sync) {
+            if (status < 0) {
+                if (status == -pte_eos) return true;
+                diagnose(out, d_, insn.ip, "sync error", status, true);
+                // Without progress there will be none: stop (the error is reported twice).
+                uint64_t now = 0;
+                if (d_.get_offset(now) < 0 || now <= loop_.sync) return true;
+                loop_.sync = now;
+                insn = Insn{};
+                status = d_.sync_forward();
+                continue;
+            }
+            // With --resync-on-error each error goes on from the next IP the trace gives, while
+            // that moves the decoder on; else (and when resync fails) from the next PSB.
+            loop_.resynced_at = ~uint64_t{0};
         }
-        // With --resync-on-error each error goes on from the next IP the trace gives, while that
-        // moves the decoder on; else (and when resync fails) from the next PSB.
-        loop.resynced_at = ~uint64_t{0};
         for (;;) {
-            loop.block_open = false;
-            Segment segment{d, image, o, stats, loop, hook};
-            status = decode_segment(segment, status);
-            if (status == -pte_eos || status == kHookStopped) return;
+            Segment segment{d_, image_, o_, stats_, loop_, hook_};
+            if (enter == Enter::sync) loop_.block_open = false;
+            // A resume() that failed: the error the step would have ended with.
+            if (enter != Enter::resumed || status >= 0)
+                status = decode_segment(segment, status, enter != Enter::sync);
+            enter = Enter::sync;
+            if (status == kHookSuspended || status == kNeedsStack) {
+                suspended_ = status == kNeedsStack ? Suspended::stack : Suspended::step;
+                status_ = segment.suspended_status;
+                return false;
+            }
+            if (status == -pte_eos || status == kHookStopped) return true;
             if (status == kNoTraceProgress) {
                 uint64_t offset = 0;
-                d.get_offset(offset);
+                d_.get_offset(offset);
                 std::fprintf(out,
                              "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
                              offset, insn.ip, kMaxInsnWithoutTrace);
-                return;
+                return true;
             }
-            if (hook) hook->at_error(status);
-            diagnose(out, d, insn.ip, "error", status);
+            diagnose(out, d_, insn.ip, "error", status);
             uint64_t offset = 0;
-            if (!o.resync || d.get_offset(offset) < 0 || offset == loop.resynced_at) break;
-            loop.resynced_at = offset;
-            status = d.resync();
-            if (status == -pte_eos) return;
+            if (!o_.resync || d_.get_offset(offset) < 0 || offset == loop_.resynced_at) break;
+            loop_.resynced_at = offset;
+            status = d_.resync();
+            if (status == -pte_eos) return true;
             if (status < 0) {
-                diagnose(out, d, insn.ip, "resync error", status);
+                diagnose(out, d_, insn.ip, "resync error", status);
                 break;
             }
         }
+        // On at the next PSB.
+        insn = Insn{};
+        status = d_.sync_forward();
     }
+}
+
+void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, Stats& stats) {
+    FlowRun run(d, image, o, stats);
+    run.run();
 }
 
 int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
@@ -438,8 +527,8 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     if (o.jobs > 1) {
         const FlowParallelCount c = flow_decode_parallel(in.image, o, stats);
         if (o.stat_jobs)
-            std::fprintf(err, "parts: %zu, joined: %zu, sequential from part: %zu\n", c.parts, c.joined,
-                         c.sequential_from);
+            std::fprintf(err, "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu\n", c.parts,
+                         c.joined, c.handed_on, c.sequential_from);
     } else {
         InsnDecoder decoder(o.config, in.image, o.filter);
         decoder.set_tick_events(o.event_tick);

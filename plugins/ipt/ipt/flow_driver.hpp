@@ -41,28 +41,63 @@ struct FlowLoopState {
     uint64_t last_offset = ~uint64_t{0}, same_offset = 0;  // instructions without trace
     uint64_t sync = 0;                                     // where the last sync error was
     uint64_t resynced_at = ~uint64_t{0};
+    // Steps whose instructions came from the decoder: those write insn before anything reads it.
+    uint64_t decoded_steps = 0;
 
     bool operator==(const FlowLoopState&) const = default;
 };
 
 class FlowHook {
   public:
+    enum Step { go, stop, suspend };
     virtual ~FlowHook() = default;
-    // At each step (events printed, the next instructions not taken yet): true stops the loop.
-    virtual bool at_step(const InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) = 0;
-    // A decode error (status) is printed next.
-    virtual void at_error(int status) = 0;
+    // At each step (events printed, the next instructions not taken yet): go on, stop the loop,
+    // or suspend it (FlowRun::resume asks again at the same step).
+    virtual Step at_step(InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) = 0;
 };
 
-// Decodes and prints the flow (ptxed's loop) to o.out. With start, the first sync is at that
-// offset (a PSB) instead of the first PSB; with hook, it is asked at each step.
-void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, FlowStats& stats,
-                 const uint64_t* start = nullptr, FlowHook* hook = nullptr);
+// Decodes and prints the flow (ptxed's loop) to o.out, resumably: run() returns false where it
+// suspends (the hook said so, or, with open_stack, the decoder needs return stack entries from
+// before its first sync: kNeedsStack), resume() goes on from there.
+class FlowRun {
+  public:
+    FlowRun(InsnDecoder& d, const Image& image, const FlowOptions& o, FlowStats& stats,
+            FlowHook* hook = nullptr)
+        : d_(d), image_(image), o_(o), stats_(stats), hook_(hook) {}
 
-// What ipt flow -j did: parts cut, parts joined to the one before, and the part from whose join
-// on it decoded sequentially (parts when none).
+    // From the PSB at start (a sync there, the return stack then opened when open_stack), or from
+    // the first PSB: true when done.
+    bool run(const uint64_t* start = nullptr, bool open_stack = false);
+    bool resume();
+    // Suspended because the decoder needs return stack entries (not by the hook).
+    bool needs_stack() const { return suspended_ == Suspended::stack; }
+    const FlowLoopState& loop_state() const { return loop_; }
+    InsnDecoder& decoder() { return d_; }
+
+  private:
+    enum class Suspended { no, step, stack };
+    // From status: a sync's, the one to go on with at a suspended step, or resume()'s.
+    enum class Enter { sync, step, resumed };
+    bool go(int status, Enter enter);
+
+    InsnDecoder& d_;
+    const Image& image_;
+    const FlowOptions& o_;
+    FlowStats& stats_;
+    FlowHook* hook_;
+    FlowLoopState loop_;
+    Suspended suspended_ = Suspended::no;
+    int status_ = 0;  // the status to go on with at a suspended step
+};
+
+// The flow as FlowRun decodes it, to the end.
+void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, FlowStats& stats);
+
+// What ipt flow -j did: parts cut, parts joined to the one before, parts given the return stack
+// entries from before their PSB (handed on), and the part from whose join on it decoded
+// sequentially (parts when none).
 struct FlowParallelCount {
-    size_t parts = 0, joined = 0, sequential_from = 0;
+    size_t parts = 0, joined = 0, handed_on = 0, sequential_from = 0;
 };
 
 // ipt flow -j: the same output from o.jobs threads (flow_parallel.cpp).

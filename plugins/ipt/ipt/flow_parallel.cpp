@@ -1,19 +1,24 @@
 // ipt flow -j: the trace cut at PSBs into parts, each decoded on a worker from its PSB with a
-// decoder of its own into a buffer, and on past the next cut. A fresh decoder at a PSB does not
-// have the sequential one's state there (the return stack, the time calibration, an open block,
-// the last instruction), so a part's output is used only from the first step where the previous
-// part's decoder, running on past the cut, is in the same state at the same trace offset and
-// instruction (FlowState): from there on both decode alike, so the previous part's output up to
-// that step and this part's after it are the sequential output. The return stack is compared as
-// far as the fresh decoder's reaches: a part is used only up to where it pops an empty stack.
-// When no step matches, the rest is decoded sequentially (its first bytes, already written, not
-// printed again), so the work stays within twice the sequential one.
+// decoder of its own (from a pool) into a buffer, and on past the next cut. A fresh decoder at a
+// PSB does not have the sequential one's state there (the return stack, the time calibration, an
+// open block, the last instruction), so a part's output is used only from the first step where the
+// previous part's decoder, running on past the cut, is in the same state at the same trace offset
+// and instruction (FlowState): from there on both decode alike, so the previous part's output up
+// to that step and this part's after it are the sequential output. The return stack is compared
+// as far as the fresh decoder's reaches: its bottom is open (RetStack::open), and a return that
+// needs an entry under it suspends the part (as does reaching the next cut with the bottom still
+// open). Once the part before has joined, the entries it had under those are handed on
+// (RetStack::assign_below, as many as a full stack would have kept) and the part resumed. When no
+// step matches, the rest is decoded sequentially (its first bytes, already written, not printed
+// again), so the work stays within twice the sequential one.
+#include <algorithm>
 #include <atomic>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,19 +44,80 @@ struct Mark {
     uint64_t step = 0;  // the part's step number
     long out = 0;       // bytes of output before it
     FlowStats stats;    // counted before it
+    int high = 0;       // fresh: the most return stack entries since the mark before
+    // Fresh: the step from it took instructions from the decoder, so loop.insn (the last
+    // instruction before, which a fresh decoder does not have) is written before it is read.
+    bool insn_dead = false;
+    uint64_t decoded_steps = 0;  // loop.decoded_steps at it
+};
+
+// Whether part b's step f continues the sequential decode where its part before is at step t.
+bool continues(const Mark& t, const Mark& f) {
+    if (!t.state.continued_by(f.state)) return false;
+    if (f.insn_dead) {
+        FlowLoopState fl = f.loop;
+        fl.insn = t.loop.insn;
+        return fl == t.loop;
+    }
+    return f.loop == t.loop;
+}
+
+// The last fresh mark of a part, once the loop has gone past its step (at decoded_steps).
+void settle(std::vector<Mark>& fresh, uint64_t decoded_steps) {
+    if (!fresh.empty()) fresh.back().insn_dead = decoded_steps > fresh.back().decoded_steps;
+}
+
+class PartHook;
+
+// Decoders that go from part to part, their block caches with them.
+class DecoderPool {
+  public:
+    DecoderPool(const FlowOptions& o, const Image& image) : o_(o), image_(image) {}
+    // A decoder for part 0 is a new one: a used one would sync forward from where it stopped.
+    std::unique_ptr<InsnDecoder> take(bool fresh) {
+        if (!fresh) {
+            std::lock_guard lock(mutex_);
+            if (!free_.empty()) {
+                auto d = std::move(free_.back());
+                free_.pop_back();
+                return d;
+            }
+        }
+        auto d = std::make_unique<InsnDecoder>(o_.config, image_, o_.filter);
+        d->set_tick_events(o_.event_tick);
+        return d;
+    }
+    void give(std::unique_ptr<InsnDecoder> d) {
+        std::lock_guard lock(mutex_);
+        free_.push_back(std::move(d));
+    }
+
+  private:
+    const FlowOptions& o_;
+    const Image& image_;
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<InsnDecoder>> free_;
 };
 
 struct Part {
     std::string buf;
-    std::vector<Mark> fresh;       // steps just after its own cut
-    std::vector<Mark> tail;        // steps just after the next cut
-    std::vector<uint64_t> spoilt;  // steps after which a return popped an empty stack
+    std::vector<Mark> fresh;  // steps just after its own cut
+    std::vector<Mark> tail;   // steps just after the next cut
     FlowStats stats;
     bool stopped = false;  // at the end of its tail (else it decoded to the end)
     // fresh is complete: the part before may compare its tail with it while it decodes.
     std::atomic<bool> fresh_done{false};
+    // While the part is suspended (FlowRun::run returned false): what it resumes with.
+    std::unique_ptr<InsnDecoder> decoder;
+    FlowOptions o;  // o.out appends to buf
+    std::unique_ptr<PartHook> hook;
+    std::unique_ptr<FlowRun> run;
 
+    bool suspended() const { return run != nullptr; }
+    // The run is done: its output in buf, its decoder back in the pool.
+    void finish(DecoderPool& pool);
     void free_buffer() { std::string().swap(buf); }
+    ~Part();
 };
 
 // The loop state as far as it decides what comes next at offset (the sync error and resync
@@ -79,74 +145,88 @@ FlowLoopState live(FlowLoopState loop, uint64_t offset) {
     if (loop.sync < offset) loop.sync = 0;
     if (loop.resynced_at < offset) loop.resynced_at = ~uint64_t{0};
     if (loop.last_offset != offset) loop.last_offset = offset, loop.same_offset = 0;
+    loop.decoded_steps = 0;
     return loop;
 }
 
 class PartHook final : public FlowHook {
   public:
-    PartHook(Part& part, const Part* next, std::FILE* out, bool fresh, uint64_t cut, uint64_t next_cut,
-             bool has_next, FlowCompare compare, const FlowStats& stats, uint64_t window)
+    PartHook(Part& part, const Part* next, bool fresh, uint64_t cut, uint64_t next_cut, bool has_next,
+             FlowCompare compare, uint64_t window)
         : part_(part),
           next_(next),
-          out_(out),
           fresh_(fresh),
           cut_(cut),
           next_cut_(next_cut),
           has_next_(has_next),
           compare_(compare),
-          stats_(stats),
           window_(window) {}
 
-    bool at_step(const InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) override {
+    Step at_step(InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) override {
         ++step_;
         if (fresh_ && !part_.fresh_done.load(std::memory_order_relaxed)) {
-            if (offset < cut_ + window_ && part_.fresh.size() < kMaxMarks)
+            settle(part_.fresh, loop.decoded_steps);
+            if (offset < cut_ + window_ && part_.fresh.size() < kMaxMarks) {
                 mark(part_.fresh, d, loop, offset);
-            else
+                Mark& m = part_.fresh.back();
+                m.high = d.retstack().high();
+                m.decoded_steps = loop.decoded_steps;
+                d.retstack().reset_high();
+            } else {
                 part_.fresh_done.store(true, std::memory_order_release);
+            }
         }
-        if (!has_next_ || offset < next_cut_) return false;
+        if (!has_next_ || offset < next_cut_) return go;
+        // The tail is compared with the next part in full: the entries from before the cut first.
+        if (d.retstack().is_open()) return suspend;
         if (offset >= next_cut_ + window_ || part_.tail.size() >= kMaxMarks) {
             part_.stopped = true;
-            return true;
+            return stop;
         }
         mark(part_.tail, d, loop, offset);
         // The next part's fresh steps at hand: no need to decode on once one continues this one.
         if (next_->fresh_done.load(std::memory_order_acquire)) {
             const Mark& t = part_.tail.back();
             for (const Mark& f : next_->fresh) {
-                if (f.loop == t.loop && t.state.continued_by(f.state)) {
+                if (continues(t, f)) {
                     part_.stopped = true;
-                    return true;
+                    return stop;
                 }
             }
         }
-        return false;
-    }
-    void at_error(int status) override {
-        if (status == -pte_retstack_empty) part_.spoilt.push_back(step_);
+        return go;
     }
 
   private:
     long out_pos() {
-        std::fflush(out_);
+        std::fflush(part_.o.out);
         return static_cast<long>(part_.buf.size());
     }
     void mark(std::vector<Mark>& to, const InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) {
-        to.push_back(Mark{FlowState::of(d, compare_), live(loop, offset), step_, out_pos(), stats_});
+        to.push_back(Mark{FlowState::of(d, compare_), live(loop, offset), step_, out_pos(), part_.stats});
     }
 
     Part& part_;
     const Part* next_;
-    std::FILE* out_;
     bool fresh_;
     uint64_t cut_, next_cut_;
     bool has_next_;
     FlowCompare compare_;
-    const FlowStats& stats_;
     uint64_t window_;
     uint64_t step_ = 0;
 };
+
+Part::~Part() {
+    if (o.out) std::fclose(o.out);
+}
+
+void Part::finish(DecoderPool& pool) {
+    std::fclose(o.out);
+    o.out = nullptr;
+    run.reset();
+    hook.reset();
+    pool.give(std::move(decoder));
+}
 
 ssize_t append(void* cookie, const char* data, size_t n) {
     static_cast<std::string*>(cookie)->append(data, n);
@@ -164,50 +244,34 @@ std::FILE* append_to(std::string& to) {
     return f;
 }
 
-void decode_part(std::vector<Part>& parts, const Image& image, const FlowOptions& o,
+void decode_part(std::vector<Part>& parts, DecoderPool& pool, const Image& image, const FlowOptions& o,
                  const std::vector<uint64_t>& cuts, size_t k, uint64_t window, FlowCompare compare) {
     Part& part = parts[k];
-    FlowOptions po = o;
-    po.out = append_to(part.buf);
-    // A worker's decoder goes from part to part, its block cache with it (the pipeline's threads
-    // end with it, and their decoders). Part 0 is the sequential decode from the stream's start:
-    // a new decoder (a used one would sync forward from where it stopped).
-    thread_local std::unique_ptr<InsnDecoder> decoder;
-    if (!decoder || k == 0) {
-        decoder = std::make_unique<InsnDecoder>(o.config, image, o.filter);
-        decoder->set_tick_events(o.event_tick);
-    }
-    InsnDecoder& d = *decoder;
+    part.o = o;
+    part.o.out = append_to(part.buf);
+    part.decoder = pool.take(k == 0);
     const bool has_next = k + 2 < cuts.size();
-    PartHook hook(part, has_next ? &parts[k + 1] : nullptr, po.out, k > 0, cuts[k],
-                  has_next ? cuts[k + 1] : 0, has_next, compare, part.stats, window);
-    flow_decode(d, image, po, part.stats, k > 0 ? &cuts[k] : nullptr, &hook);
+    part.hook = std::make_unique<PartHook>(part, has_next ? &parts[k + 1] : nullptr, k > 0, cuts[k],
+                                           has_next ? cuts[k + 1] : 0, has_next, compare, window);
+    part.run = std::make_unique<FlowRun>(*part.decoder, image, part.o, part.stats, part.hook.get());
+    // Part 0 is the sequential decode from the stream's start; the others do not know the
+    // return stack before their PSB.
+    const bool done = part.run->run(k > 0 ? &cuts[k] : nullptr, k > 0);
+    if (!part.fresh_done.load(std::memory_order_relaxed))
+        settle(part.fresh, part.run->loop_state().decoded_steps);
     part.fresh_done.store(true, std::memory_order_release);
-    std::fclose(po.out);
+    if (done) part.finish(pool);
 }
 
-bool spoilt_after(const Part& p, uint64_t from) {
-    for (uint64_t s : p.spoilt)
-        if (s >= from) return true;
-    return false;
-}
-
-// The first step where part a's tail (from step `from` on, before a return popped an empty stack
-// unless a is exact) continues as part b's fresh decoder does: the indexes, or false.
-bool find_join(const Part& a, uint64_t from, bool a_exact, const Part& b, size_t& ta, size_t& fb) {
-    uint64_t spoilt = ~uint64_t{0};
-    if (!a_exact)
-        for (uint64_t s : a.spoilt)
-            if (s >= from && s < spoilt) spoilt = s;
+// The first step where part a's tail (from step `from` on) continues as part b's fresh decoder
+// does: the indexes, or false.
+bool find_join(const Part& a, uint64_t from, const Part& b, size_t& ta, size_t& fb) {
     for (size_t i = 0; i < a.tail.size(); ++i) {
         const Mark& t = a.tail[i];
         if (t.step < from) continue;
-        if (t.step > spoilt) return false;
         for (size_t j = 0; j < b.fresh.size(); ++j) {
             const Mark& f = b.fresh[j];
-            // b's output from f on is not the sequential one's once it pops an empty stack.
-            if (spoilt_after(b, f.step)) continue;
-            if (f.loop == t.loop && t.state.continued_by(f.state)) {
+            if (continues(t, f)) {
                 ta = i;
                 fb = j;
                 return true;
@@ -215,6 +279,25 @@ bool find_join(const Part& a, uint64_t from, bool a_exact, const Part& b, size_t
         }
     }
     return false;
+}
+
+// Part b, suspended, joined at its fresh step fb to the tail step t of the part before: the
+// return stack entries under those b knew at fb, as many as a full stack would have kept since;
+// then b decoded to its end. Whether entries were handed on.
+bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool) {
+    if (!b.suspended()) return false;
+    RetStack& stack = b.decoder->retstack();
+    const Mark& f = b.fresh[fb];
+    const size_t known = f.state.retstack.size();
+    int high = static_cast<int>(known);
+    for (size_t j = fb + 1; j < b.fresh.size(); ++j) high = std::max(high, b.fresh[j].high);
+    high = std::max(high, stack.high());
+    const int under = static_cast<int>(t.state.retstack.size() - known);
+    stack.assign_below(t.state.retstack.data() + known, std::min(under, RetStack::kMax - high));
+    // The bottom known now: nothing suspends it again.
+    b.run->resume();
+    b.finish(pool);
+    return true;
 }
 
 // A FILE that drops the first `skip` bytes written to it and passes the rest to `to`.
@@ -247,13 +330,14 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
     const StreamPackets has = may_have(o.config);
     const FlowCompare compare{o.event_time || o.event_tick, (o.event_time || o.event_tick) && has.cyc,
                               has.trig};
+    DecoderPool pool(o, image);
     std::vector<Part> parts(n);
-    FlowParallelCount count{n, 0, n};
+    FlowParallelCount count{n, 0, 0, n};
     uint64_t written = 0;
     bool done = false;
     {
         OrderedPipeline pipe(n, o.jobs, o.jobs + 1,
-                             [&](size_t k) { decode_part(parts, image, o, cuts, k, window, compare); });
+                             [&](size_t k) { decode_part(parts, pool, image, o, cuts, k, window, compare); });
         size_t cur = 0;
         Mark start;  // where part cur's output is used from
         pipe.wait(0);
@@ -265,18 +349,14 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             Part& c = parts[cur];
             if (k == n || !c.stopped) {
                 // The last part, or one that decoded to the end: the rest is its output.
-                if (cur == 0 || !spoilt_after(c, start.step)) {
-                    take(c, start.out, static_cast<long>(c.buf.size()));
-                    add(stats, c.stats, start.stats);
-                    done = true;
-                } else {
-                    count.sequential_from = cur;
-                }
+                take(c, start.out, static_cast<long>(c.buf.size()));
+                add(stats, c.stats, start.stats);
+                done = true;
                 break;
             }
             pipe.wait(k);
             size_t ta = 0, fb = 0;
-            if (!find_join(c, start.step, cur == 0, parts[k], ta, fb)) {
+            if (!find_join(c, start.step, parts[k], ta, fb)) {
                 count.sequential_from = k;
                 break;
             }
@@ -284,6 +364,7 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             const Mark& t = c.tail[ta];
             take(c, start.out, t.out);
             add(stats, t.stats, start.stats);
+            count.handed_on += hand_on(parts[k], fb, t, pool);
             start = parts[k].fresh[fb];
             c.free_buffer();
             c.fresh.clear();

@@ -84,12 +84,14 @@ FlowState FlowState::of(const InsnDecoder& d, FlowCompare compare) {
     const int depth = d.retstack_.depth();
     s.retstack.reserve(static_cast<size_t>(depth));
     for (int i = 0; i < depth; ++i) s.retstack.push_back(d.retstack_.from_top(i));
+    s.retstack_open = d.retstack_.is_open();
     return s;
 }
 
 bool FlowState::continued_by(const FlowState& fresh) const {
     if (offset != fresh.offset || ip != fresh.ip || !(parts == fresh.parts)) return false;
     if (fresh.retstack.size() > retstack.size()) return false;
+    if (!fresh.retstack_open && fresh.retstack.size() != retstack.size()) return false;
     for (size_t i = 0; i < fresh.retstack.size(); ++i)
         if (fresh.retstack[i] != retstack[i]) return false;
     return true;

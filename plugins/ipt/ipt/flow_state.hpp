@@ -32,7 +32,7 @@ struct FlowState {
 
     // Whether a decoder in state fresh (started at a PSB) decodes from here on as one in this state
     // does until it pops a return its stack does not have: all equal, the return stack as far as
-    // fresh's reaches.
+    // fresh's reaches (all of it when fresh's bottom is known).
     bool continued_by(const FlowState& fresh) const;
 
     // The position: where the next packet is read and the next instruction.
@@ -73,6 +73,7 @@ struct FlowState {
         bool operator==(const Parts&) const = default;
     } parts;
     std::vector<uint64_t> retstack;  // from the top down
+    bool retstack_open = false;      // its bottom unknown (RetStack::open)
 };
 
 }  // namespace ringscope::ipt

@@ -51,20 +51,6 @@ int AddrFilter::check(uint64_t ip) const noexcept {
     return any ? 0 : 1;
 }
 
-void RetStack::push(uint64_t ip) noexcept {
-    stack_[top_] = ip;
-    top_ = (top_ + 1) % kSize;
-    // Full: the oldest entry goes.
-    if (top_ == bottom_) bottom_ = (bottom_ + 1) % kSize;
-}
-
-int RetStack::pop(uint64_t& ip) noexcept {
-    if (top_ == bottom_) return -pte_retstack_empty;
-    top_ = (top_ ? top_ : kSize) - 1;
-    ip = stack_[top_];
-    return 0;
-}
-
 InsnDecoder::InsnDecoder(const Config& config, const Image& image, const AddrFilter& filter)
     : query_(config),
       image_(image),
@@ -427,6 +413,12 @@ int InsnDecoder::proceed(const Insn& insn, const DecodedInsn& iext) noexcept {
                 since_anchor_ = 0;
                 if (tick_events_ && (status = tick(ip_)) < 0) return status;
                 if (!taken) return -pte_bad_retcomp;
+                // ipt flow -j: the address is under the entries known; resume() pops it.
+                if (retstack_.needs_below()) [[unlikely]] {
+                    ret_ = insn;
+                    ret_iext_ = iext;
+                    return kNeedsStack;
+                }
                 return retstack_.pop(ip_);
             }
             break;
@@ -458,6 +450,21 @@ int InsnDecoder::proceed_postponed() noexcept {
     if (status < 0) return status;
     process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
     return 0;
+}
+
+int InsnDecoder::resume() noexcept {
+    // The compressed return's pop, then on as its caller would have gone on.
+    const int status = retstack_.pop(ip_);
+    // From event() (proceed_postponed): the instruction its events were bound to.
+    if (process_insn_) {
+        if (status < 0) return status;
+        process_insn_ = bound_paging_ = bound_vmcs_ = bound_ptwrite_ = bound_return_ = false;
+        return check_ip_event(nullptr, nullptr);
+    }
+    // From next(), next_block() or next_path(): their last instruction.
+    link_slot_ = ip_ == ret_.ip + ret_.size ? 0 : 1;
+    if (status < 0) return status;
+    return check_ip_event(&ret_, &ret_iext_);
 }
 
 int InsnDecoder::next(Insn& insn) noexcept {

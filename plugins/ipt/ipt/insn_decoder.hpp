@@ -14,6 +14,7 @@
 #include "ipt/insn_class.hpp"
 #include "ipt/query_decoder.hpp"
 #include "ipt/query_event.hpp"
+#include "ipt/ret_stack.hpp"
 
 namespace ringscope::ipt {
 
@@ -35,22 +36,6 @@ struct AddrFilter {
     uint64_t a[4] = {}, b[4] = {};
     // libipt's pt_filter_addr_check: 1 inside a FilterEn range (or when there is none), else 0.
     int check(uint64_t ip) const noexcept;
-};
-
-// The last 64 return addresses of calls (libipt's pt_retstack).
-class RetStack {
-  public:
-    void clear() noexcept { top_ = bottom_ = 0; }
-    // Entries from the top down (the most recent call first).
-    int depth() const noexcept { return (top_ - bottom_ + kSize) % kSize; }
-    uint64_t from_top(int i) const noexcept { return stack_[(top_ - 1 - i + 2 * kSize) % kSize]; }
-    void push(uint64_t ip) noexcept;
-    int pop(uint64_t& ip) noexcept;
-
-  private:
-    static constexpr int kSize = 64 + 1;
-    uint64_t stack_[kSize] = {};
-    int top_ = 0, bottom_ = 0;
 };
 
 // Instructions in sequence, taken at once (InsnDecoder::next_block): the first one's address, the
@@ -78,6 +63,10 @@ struct InsnPath {
     bool speculative = false;
     InsnRun single;  // its ip: where an instruction was looked for when there is none
 };
+
+// InsnDecoder's answer for a return whose address is under the open return stack's known
+// entries (not a libipt error code).
+constexpr int kNeedsStack = -0x7ff0;
 
 class InsnDecoder {
   public:
@@ -111,6 +100,14 @@ class InsnDecoder {
     // QueryCore::master_offset) with Config::packets full, else get_offset's.
     int error_offset(uint64_t& offset) const noexcept;
     int get_sync_offset(uint64_t& offset) const noexcept { return query_.get_sync_offset(offset); }
+
+    // ipt flow -j: the return stack, opened after a part's first sync. With it open, a return
+    // compressed (its TNT bit read) that needs an entry under those it knows stops next(),
+    // next_block(), next_path() or event() with kNeedsStack (the return not yet followed);
+    // resume() pops it and goes on once the entries are assigned (RetStack::assign_below).
+    RetStack& retstack() noexcept { return retstack_; }
+    const RetStack& retstack() const noexcept { return retstack_; }
+    int resume() noexcept;
 
   private:
     friend struct FlowState;  // ipt flow -j compares decoders' states
@@ -171,6 +168,9 @@ class InsnDecoder {
     uint32_t link_run_ = 0, link_generation_ = 0;
     int link_slot_ = 0;
     Insn one_;  // next_block's run of one instruction
+    // The return that stopped with kNeedsStack.
+    Insn ret_;
+    DecodedInsn ret_iext_;
 
   public:
     static constexpr unsigned kMaxWalk = 64;
