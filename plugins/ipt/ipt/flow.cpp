@@ -421,10 +421,9 @@ int decode_segment(Segment& s, int status, bool resumed) {
 // The serial decode gives back the pages of a mapped trace behind it, and stops where it shrank.
 struct PagesHook : FlowHook {
     explicit PagesHook(const TraceBytes& bytes) : pages(bytes) {}
-    bool at_step(const InsnDecoder&, const FlowLoopState&, uint64_t offset) override {
-        return !pages.at(offset);
+    Step at_step(InsnDecoder&, const FlowLoopState&, uint64_t offset) override {
+        return pages.at(offset) ? go : stop;
     }
-    void at_error(int) override {}
     PagesBehind pages;
 };
 
@@ -533,7 +532,7 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
         InsnDecoder decoder(o.config, in.image, o.filter);
         decoder.set_tick_events(o.event_tick);
         PagesHook pages(*bytes);
-        flow_decode(decoder, in.image, o, stats, nullptr, &pages);
+        FlowRun(decoder, in.image, o, stats, &pages).run();
         if (pages.pages.failed()) {
             std::fflush(out);
             std::fprintf(err, "ringscope ipt flow: %s\n", pages.pages.error().to_string().c_str());
