@@ -19,10 +19,12 @@ ninja -C build-asan
 # each a repeat of code paths other tests run under them too: the live trace-cmd sweep (the same
 # report paths as the committed-oracle tests), protoc decoding convert's output (protoc's time, not
 # ours), and the without-AVX-512 reruns of the ipt parallel and differential binaries (the scalar
-# paths run in ipt_unit_test.without_avx512). All four run in the -Werror pass above. So do the
+# paths run in ipt_unit_test.without_avx512). All four run in the -Werror pass above, as does
+# TraceCmd31LiveProfile (48 traces against live trace-cmd: under the sanitizers the committed
+# traces' sched.profile_vs_trace_cmd cases run the same --profile code). So do the
 # browser tests (label browser): what they add is chromium's view of the page; the server they
 # talk to runs under the sanitizers in tests/view.
-asan_skip='^(ReportConformance\.EveryCaseWithoutPluginsMatchesLiveTraceCmd|PerfettoConvert\.ProtocDecodesItWithPerfettosSchema|ipt_parallel_test\.without_avx512|ipt_differential_test\.without_avx512)$'
+asan_skip='^(TraceCmd31LiveProfile\..*|ReportConformance\.EveryCaseWithoutPluginsMatchesLiveTraceCmd|PerfettoConvert\.ProtocDecodesItWithPerfettosSchema|ipt_parallel_test\.without_avx512|ipt_differential_test\.without_avx512)$'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 900 -E "$asan_skip" -LE browser
 
