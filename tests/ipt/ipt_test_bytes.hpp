@@ -34,7 +34,8 @@ inline std::string write_temp(const Bytes& raw, const std::string& name) {
     std::string path = ::testing::TempDir() + name + "_" + std::to_string(getpid()) + ".pt";
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) return "";
-    size_t n = std::fwrite(raw.data(), 1, raw.size(), f);
+    // fwrite's buffer must not be null, even for no bytes (an empty vector's data() may be).
+    size_t n = raw.empty() ? 0 : std::fwrite(raw.data(), 1, raw.size(), f);
     std::fclose(f);
     return n == raw.size() ? path : "";
 }
