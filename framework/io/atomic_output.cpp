@@ -4,14 +4,17 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <mutex>
 
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -47,20 +50,19 @@ void install_handlers() {
     }
 }
 
-// The umask without changing it (umask(2) cannot read it without setting it, racing other threads).
-mode_t process_umask() {
-    static const mode_t mask = [] {
-        mode_t m = 022;
-        if (std::FILE* f = std::fopen("/proc/self/status", "re")) {
-            char line[256];
-            while (std::fgets(line, sizeof line, f))
-                if (std::strncmp(line, "Umask:", 6) == 0)
-                    m = static_cast<mode_t>(std::strtoul(line + 6, nullptr, 8));
-            std::fclose(f);
-        }
-        return m;
-    }();
-    return mask;
+// Six characters from [A-Za-z0-9], as mkstemp's; unpredictable enough that a name taken is rare.
+std::string random_suffix() {
+    static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    uint64_t bits = 0;
+    if (::getrandom(&bits, sizeof bits, 0) != sizeof bits)
+        bits = static_cast<uint64_t>(::getpid()) * 0x9E3779B97F4A7C15ull ^
+               static_cast<uint64_t>(::time(nullptr));
+    std::string out(6, 'X');
+    for (char& c : out) {
+        c = kChars[bits % 62];
+        bits /= 62;
+    }
+    return out;
 }
 
 int publish(const char* path) {
@@ -92,23 +94,31 @@ Status AtomicOutput::create() {
     if (!temp_.empty()) return {};
     std::filesystem::path p(path_);
     // Same folder, so the rename stays on one file system and is atomic; hidden.
-    std::string name = (p.parent_path() / ("." + p.filename().string() + ".tmp.XXXXXX")).string();
-    // The file exists only once the signal handler knows it: the signals wait meanwhile.
+    const std::string base = (p.parent_path() / ("." + p.filename().string() + ".tmp.")).string();
+    // The handler knows the name before the file exists: a signal taken by another thread (the
+    // mask below is this thread's only) then still removes it.
+    std::call_once(g_handlers_once, install_handlers);
     sigset_t block, old;
     sigemptyset(&block);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
     ::pthread_sigmask(SIG_BLOCK, &block, &old);
-    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-    const int err = errno;
-    if (fd >= 0) {
-        temp_ = std::move(name);
+    int fd = -1, err = 0;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+        temp_ = base + random_suffix();
         slot_ = publish(temp_.c_str());
+        // 0666 less the umask, as a plain create would make it.
+        fd = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        err = errno;
+        if (fd < 0) {
+            withdraw(slot_);
+            temp_.clear();
+            if (err != EEXIST) break;
+        }
     }
     ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
     if (fd < 0)
         return Error(Errc::io, std::string("cannot create a temporary file beside it: ") + std::strerror(err))
             .in_file(path_);
-    ::fchmod(fd, 0666 & ~process_umask());  // mkostemp makes it 0600; a plain create would not
     ::close(fd);
     return {};
 }
