@@ -175,11 +175,17 @@ class Parser {
         // A compressed section's bytes: a string, so that a text section (kallsyms) moves out of
         // it rather than being copied (~5 MB).
         std::string decompressed_bytes;
-        std::span<const uint8_t> data;
+        std::span<const uint8_t> data;  // an uncompressed section's bytes
         uint64_t base = 0;
         bool decompressed = false;
+        // Not a span kept into DECOMPRESSED_BYTES: a string short enough to be stored inline (an
+        // empty PRINTK section) moves its bytes, and the span would point into the moved-from one.
+        std::span<const uint8_t> bytes() const {
+            if (!decompressed) return data;
+            return {reinterpret_cast<const uint8_t*>(decompressed_bytes.data()), decompressed_bytes.size()};
+        }
         ByteCursor cursor(bool big, const char* what) const {
-            return ByteCursor(data, base, big, what, decompressed);
+            return ByteCursor(bytes(), base, big, what, decompressed);
         }
     };
     struct SectionHeader {
@@ -319,8 +325,6 @@ class Parser {
             return Error(Errc::decompress, std::string(what) + ": " + st.error().message())
                 .at_offset(static_cast<int64_t>(off + 16));
         }
-        const std::span<uint8_t> bytes(reinterpret_cast<uint8_t*>(body.decompressed_bytes.data()), usize);
-        body.data = bytes;
         body.base = off;
         body.decompressed = true;
         return Expected<Body>(std::move(body));
@@ -344,7 +348,8 @@ class Parser {
             if (si.id == static_cast<uint16_t>(OptionId::strings)) {
                 auto body = section_body(off, -1, "STRINGS section");
                 if (!body) return std::move(body).error();
-                strings_.insert(strings_.end(), body->data.begin(), body->data.end());
+                const auto bytes = body->bytes();
+                strings_.insert(strings_.end(), bytes.begin(), bytes.end());
             }
             descs_.push_back(desc);
             s_.sections.push_back(std::move(si));

@@ -182,6 +182,20 @@ TEST(ReaderReal, HostFileHeaderOptionsAndSections) {
     }
 }
 
+// A compressed section that decompresses to fewer bytes than a string holds inline (this file's
+// PRINTK section: its 4-byte size, 0) is read from the parser's copy, not from a moved-from one.
+TEST(ReaderReal, TinyCompressedSectionsAreReadFromTheirOwnBytes) {
+    for (int threads : {1, 2}) {
+        for (int i = 0; i < 20; ++i) {
+            auto r = TraceDatReader::open(data("fgraph/fgraph-x86_64-6.18.dat"), threads);
+            ASSERT_TRUE(r) << r.error().to_string();
+            EXPECT_EQ(r->compression(), Compression::zstd);
+            EXPECT_EQ(r->metadata().printk_formats, "");
+            EXPECT_FALSE(r->metadata().header_page.empty());
+        }
+    }
+}
+
 TEST(ReaderReal, GuestTimeShiftWithFractionBits) {
     auto r = open_ok(data("kvm-agent/host-vm2.dat"));
     EXPECT_EQ(r.cpu_count(), 2u);
