@@ -92,6 +92,8 @@ class TraceDatReader {
     Expected<std::string> buffer_text(size_t buffer) const;
 
   private:
+    // The chunks of compressed CPU data into R (sizes checked, memory reserved).
+    Status list_chunks(size_t buffer, size_t cpu_index, CpuPageReader& r) const;
     Expected<std::string> read_option_section(const RawOption& opt) const;
     explicit TraceDatReader(std::shared_ptr<const detail::ReaderState> s) : s_(std::move(s)) {}
     std::shared_ptr<const detail::ReaderState> s_;
