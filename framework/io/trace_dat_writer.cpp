@@ -3,7 +3,6 @@
 #include "framework/io/atomic_output.hpp"
 #include "framework/io/byte_cursor.hpp"
 #include "framework/io/option_codec.hpp"
-#include "framework/io/trace_dat_reader.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -316,15 +315,11 @@ struct TraceDatWriter::State {
         return {};
     }
 
-    Status v7_finish() {
-        for (size_t b = 0; b < buffers.size(); ++b) {
-            if (!opened[b])
-                if (auto st = open_buffer(b); !st) return st;
-            if (!closed[b])
-                if (auto st = close_buffer(b); !st) return st;
-        }
+    // The metadata sections, in trace-cmd's order; OFFSETS and EXTRA (several of one id are kept,
+    // in order) get where each went.
+    Status write_metadata_sections(std::map<OptionId, uint64_t>& offsets,
+                                   std::vector<std::pair<OptionId, uint64_t>>& extra) {
         const bool z = compressed();
-        std::map<OptionId, uint64_t> offsets;
         auto section = [&](OptionId id, const char* desc, auto&& fill) -> Status {
             ByteSink p(cfg.big_endian);
             fill(p);
@@ -351,7 +346,6 @@ struct TraceDatWriter::State {
             !st)
             return st;
         // trace-cmd 3.4's order: BTF (and the other new sections) between printk and cmdlines.
-        std::vector<std::pair<OptionId, uint64_t>> extra;  // several of one id are kept, in order
         for (const ExtraSection& x : meta.extra_sections) {
             ByteSink p(cfg.big_endian);
             p.put_text(x.data);
@@ -363,7 +357,13 @@ struct TraceDatWriter::State {
                               [&](ByteSink& p) { put_sized8(p, meta.saved_cmdlines); });
             !st)
             return st;
+        return {};
+    }
 
+    // The options section's payload: the offsets of the metadata sections, the typed options, a
+    // BUFFER option per buffer, and DONE (no further options section).
+    ByteSink options_payload(const std::map<OptionId, uint64_t>& offsets,
+                             const std::vector<std::pair<OptionId, uint64_t>>& extra) const {
         ByteSink o(cfg.big_endian);
         auto put_offset = [&](OptionId id, uint64_t off) {
             ByteSink v(cfg.big_endian);
@@ -394,6 +394,21 @@ struct TraceDatWriter::State {
             v.put<uint64_t>(0);  // no further options section
             encode_option(o, static_cast<uint16_t>(OptionId::done), v.buffer());
         }
+        return o;
+    }
+
+    Status v7_finish() {
+        for (size_t b = 0; b < buffers.size(); ++b) {
+            if (!opened[b])
+                if (auto st = open_buffer(b); !st) return st;
+            if (!closed[b])
+                if (auto st = close_buffer(b); !st) return st;
+        }
+        std::map<OptionId, uint64_t> offsets;
+        std::vector<std::pair<OptionId, uint64_t>> extra;
+        if (auto st = write_metadata_sections(offsets, extra); !st) return st;
+        const ByteSink o = options_payload(offsets, extra);
+        const bool z = compressed();
         string_id("strings");
         // Options stay uncompressed, as trace-cmd writes them.
         auto opt_at = write_section(OptionId::done, "options", false, o);
@@ -574,59 +589,6 @@ Status TraceDatWriter::finish() {
     }
     s.fd = -1;
     return s.file->commit();
-}
-
-Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config) {
-    // trace-cmd 3.4's BTF, modules and last-boot sections go along (their options point into the
-    // file they are in: the writer writes new ones).
-    auto sections = reader.extra_sections();
-    if (!sections) return std::move(sections).error();
-    TraceMetadata meta = reader.metadata();
-    meta.extra_sections = std::move(*sections);
-    return write_trace_dat_copy(reader, path, config, meta);
-}
-
-Status write_trace_dat_copy(const TraceDatReader& reader, const std::string& path, WriterConfig config,
-                            const TraceMetadata& metadata) {
-    config.big_endian = reader.big_endian();
-    config.long_size = reader.long_size();
-    config.page_size = reader.page_size();
-    std::vector<BufferSpec> specs;
-    std::vector<size_t> source;
-    for (size_t b = 0; b < reader.buffers().size(); ++b) {
-        const BufferInfo& bi = reader.buffers()[b];
-        if (bi.latency) continue;
-        // A v7 file may have no top buffer; the reader then shows an empty one, keep it only if
-        // it has CPUs or the target is v6 (which always has one).
-        if (bi.name.empty() && bi.cpus.empty() && config.file_version >= 7 && b == 0 &&
-            bi.section_offset == 0)
-            continue;
-        BufferSpec s;
-        s.name = bi.name;
-        s.clock = bi.clock;
-        s.page_size = bi.page_size;
-        for (const auto& c : bi.cpus) s.cpus.push_back(c.cpu);
-        specs.push_back(std::move(s));
-        source.push_back(b);
-    }
-    auto w = TraceDatWriter::create(path, config, metadata, specs);
-    if (!w) return std::move(w).error();
-    for (size_t i = 0; i < specs.size(); ++i) {
-        for (size_t c = 0; c < specs[i].cpus.size(); ++c) {
-            if (auto st = (*w)->begin_cpu(); !st) return st;
-            auto pages = reader.cpu_pages(source[i], c);
-            if (!pages) return std::move(pages).error();
-            // Keep the byte count exact: a short last page is written as stored (zero-padded).
-            for (;;) {
-                auto p = pages->next();
-                if (!p) return std::move(p).error();
-                if (p->empty()) break;
-                if (auto st = (*w)->write_pages(*p); !st) return st;
-            }
-            if (auto st = (*w)->end_cpu(); !st) return st;
-        }
-    }
-    return (*w)->finish();
 }
 
 }  // namespace ringscope::io
