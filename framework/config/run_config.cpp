@@ -170,7 +170,6 @@ class Loader {
             error(root, "a run file must be a mapping (inputs, analyses, outputs, ...)");
             return;
         }
-        std::string out_dir;
         YAML::Node outputs;
         keys(root, "the run",
              {"title", "inputs", "plugins", "symbols", "filters", "analyses", "outputs", "quiet"},
@@ -182,23 +181,7 @@ class Loader {
                  } else if (k == "inputs") {
                      load_inputs(v, c);
                  } else if (k == "plugins") {
-                     c.plugins_pos = pos(key);
-                     keys(v, "plugins", {"paths", "load", "skip"},
-                          [&](const std::string& pk, const YAML::Node&, const YAML::Node& pv) {
-                              for (auto& [s, n] : strings(pv, "plugins." + pk)) {
-                                  if (pk == "paths") {
-                                      std::error_code ec;
-                                      std::string p = resolve(s);
-                                      if (!fs::is_directory(p, ec))
-                                          error(n, "plugin folder '" + p + "' does not exist");
-                                      else
-                                          c.plugin_paths.push_back(p);
-                                  } else {
-                                      (pk == "load" ? c.plugin_load : c.plugin_skip).push_back(s);
-                                      c.plugin_name_pos.emplace(s, pos(n));
-                                  }
-                              }
-                          });
+                     load_plugins(key, v, c);
                  } else if (k == "symbols") {
                      load_symbols(v, c);
                  } else if (k == "filters") {
@@ -216,36 +199,60 @@ class Loader {
              });
         if (c.inputs.empty() && errors_.empty() && !inputs_given)
             error(root, "no inputs: list trace files under 'inputs' or give them after the run file");
-        if (outputs) {
-            const YAML::Node& co = outputs;
-            if (co.IsMap() && co["dir"])
-                if (auto s = scalar(co["dir"], "outputs.dir")) out_dir = *s;
-            keys(outputs, "outputs",
-                 {"dir", "text", "json", "csv", "sqlite", "perfetto", "perfetto-trace",
-                  "perfetto-trace-compact-sched", "html"},
-                 [&](const std::string& k, const YAML::Node&, const YAML::Node& v) {
-                     if (k == "dir") return;
-                     if (k == "perfetto-trace-compact-sched") {
-                         if (auto b = boolean(v, "outputs." + k)) c.outputs.perfetto_compact_sched = *b;
-                         return;
+        if (outputs) load_outputs(outputs, c);
+    }
+
+    // The run file's plugins: folders to load plugins from, plugins to load or skip by name.
+    void load_plugins(const YAML::Node& key, const YAML::Node& v, RunConfig& c) {
+        c.plugins_pos = pos(key);
+        keys(v, "plugins", {"paths", "load", "skip"},
+             [&](const std::string& pk, const YAML::Node&, const YAML::Node& pv) {
+                 for (auto& [s, n] : strings(pv, "plugins." + pk)) {
+                     if (pk == "paths") {
+                         std::error_code ec;
+                         std::string p = resolve(s);
+                         if (!fs::is_directory(p, ec))
+                             error(n, "plugin folder '" + p + "' does not exist");
+                         else
+                             c.plugin_paths.push_back(p);
+                     } else {
+                         (pk == "load" ? c.plugin_load : c.plugin_skip).push_back(s);
+                         c.plugin_name_pos.emplace(s, pos(n));
                      }
-                     auto s = scalar(v, "outputs." + k);
-                     if (!s || s->empty()) return;
-                     // Outputs are relative to the working directory (inputs to the YAML file):
-                     // the same study run from elsewhere writes there. Folders are made at run time.
-                     std::string p = *s;
-                     if (!out_dir.empty() && !fs::path(p).is_absolute()) p = (fs::path(out_dir) / p).string();
-                     std::string* slot = k == "text"             ? &c.outputs.text
-                                         : k == "json"           ? &c.outputs.json
-                                         : k == "csv"            ? &c.outputs.csv
-                                         : k == "sqlite"         ? &c.outputs.sqlite
-                                         : k == "html"           ? &c.outputs.html
-                                         : k == "perfetto-trace" ? &c.outputs.perfetto_trace
-                                                                 : &c.outputs.perfetto;
-                     *slot = p;
-                     c.outputs.pos[k] = pos(v);
-                 });
-        }
+                 }
+             });
+    }
+
+    // The run file's outputs: a file per format, relative to outputs.dir when given.
+    void load_outputs(const YAML::Node& outputs, RunConfig& c) {
+        std::string out_dir;
+        if (outputs.IsMap() && outputs["dir"])
+            if (auto s = scalar(outputs["dir"], "outputs.dir")) out_dir = *s;
+        keys(outputs, "outputs",
+             {"dir", "text", "json", "csv", "sqlite", "perfetto", "perfetto-trace",
+              "perfetto-trace-compact-sched", "html"},
+             [&](const std::string& k, const YAML::Node&, const YAML::Node& v) {
+                 if (k == "dir") return;
+                 if (k == "perfetto-trace-compact-sched") {
+                     if (auto b = boolean(v, "outputs." + k)) c.outputs.perfetto_compact_sched = *b;
+                     return;
+                 }
+                 auto s = scalar(v, "outputs." + k);
+                 if (!s || s->empty()) return;
+                 // Outputs are relative to the working directory (inputs to the YAML file):
+                 // the same study run from elsewhere writes there. Folders are made at run time.
+                 std::string p = *s;
+                 if (!out_dir.empty() && !fs::path(p).is_absolute()) p = (fs::path(out_dir) / p).string();
+                 std::string* slot = k == "text"             ? &c.outputs.text
+                                     : k == "json"           ? &c.outputs.json
+                                     : k == "csv"            ? &c.outputs.csv
+                                     : k == "sqlite"         ? &c.outputs.sqlite
+                                     : k == "html"           ? &c.outputs.html
+                                     : k == "perfetto-trace" ? &c.outputs.perfetto_trace
+                                                             : &c.outputs.perfetto;
+                 *slot = p;
+                 c.outputs.pos[k] = pos(v);
+             });
     }
 
     void load_inputs(const YAML::Node& v, RunConfig& c) {
@@ -303,7 +310,8 @@ class Loader {
                 // A key --set made has no place of its own: the --set's.
                 SourcePos name_pos = pos(kv.first);
                 if (name_pos.line == 0) name_pos = pos(kv.second);
-                in.options.push_back({*plugin, *name, resolve_option_files(*value), pos(kv.second), name_pos});
+                in.options.push_back(
+                    {*plugin, *name, resolve_option_files(*value), pos(kv.second), name_pos});
             }
         }
     }
