@@ -123,6 +123,31 @@ Status PerfettoSink::add_input(int input, const std::string& input_name, const s
     return {};
 }
 
+namespace {
+
+// A kvm_exit's reason as the kernel's print fmt names it: one __print_symbolic table per ISA, VMX
+// (isa 1) first, SVM (isa 2) second.
+std::string exit_reason_name(const Event& ev, uint64_t reason, bool vmx) {
+    const ValueTable* table = nullptr;
+    for (const auto& t : ev.type().tables) {
+        if (t.is_flags || t.field.find("exit_reason") == std::string::npos) continue;
+        if (vmx && table) break;
+        table = &t;
+    }
+    if (vmx) reason &= 0xffff;
+    std::string name;
+    if (table)
+        for (const auto& [v, text] : table->entries)
+            if (v == reason) {
+                name = text;
+                break;
+            }
+    if (name.empty()) name = "exit " + std::to_string(reason);
+    return name;
+}
+
+}  // namespace
+
 void PerfettoSink::on_event(int input, const Event& ev) {
     Impl& m = *impl_;
     Impl::Input& in = m.inputs[input];
@@ -157,25 +182,7 @@ void PerfettoSink::on_event(int input, const Event& ev) {
             s.open = true;
             s.start = ts;
             s.pid = ev.pid();
-            uint64_t reason = ev.u64(h.reason);
-            // The kernel's print fmt names reasons with one __print_symbolic table per ISA, VMX
-            // (isa 1) first, SVM (isa 2) second.
-            const ValueTable* table = nullptr;
-            const bool vmx = h.isa && ev.integer(h.isa) == 1;
-            for (const auto& t : ev.type().tables) {
-                if (t.is_flags || t.field.find("exit_reason") == std::string::npos) continue;
-                if (vmx && table) break;
-                table = &t;
-            }
-            if (vmx) reason &= 0xffff;
-            s.name.clear();
-            if (table)
-                for (const auto& [v, text] : table->entries)
-                    if (v == reason) {
-                        s.name = text;
-                        break;
-                    }
-            if (s.name.empty()) s.name = "exit " + std::to_string(reason);
+            s.name = exit_reason_name(ev, ev.u64(h.reason), h.isa && ev.integer(h.isa) == 1);
         } else if (s.open) {
             m.slice(m.kvm_pid(input), vcpu, s, ts, "kvm");
             s.open = false;
