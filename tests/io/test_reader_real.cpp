@@ -194,6 +194,11 @@ TEST(ReaderReal, TinyCompressedSectionsAreReadFromTheirOwnBytes) {
             EXPECT_FALSE(r->metadata().header_page.empty());
         }
     }
+    // A zstd file whose CMDLINES section is "1 task\n": report printed "<...>-1" for the task
+    // before (trace-cmd: "task-1").
+    auto r = TraceDatReader::open(data("../fuzz/seeds/fuzz_trace_dat/hostile-plain.dat"));
+    ASSERT_TRUE(r) << r.error().to_string();
+    EXPECT_EQ(r->metadata().saved_cmdlines, "1 task\n");
 }
 
 TEST(ReaderReal, GuestTimeShiftWithFractionBits) {
