@@ -36,4 +36,9 @@ std::string data(const std::string& rel) {
     return std::string(RINGSCOPE_TEST_DATA_DIR) + "/" + rel;
 }
 
+Cmd run_config(const std::string& yaml, const std::string& outdir, const std::string& extra) {
+    return sh("'" + cli_path() + "' run '" + config(yaml) + "' --quiet --set 'outputs.dir=" + outdir + "' " +
+              extra);
+}
+
 }  // namespace ringscope::test

@@ -23,4 +23,7 @@ std::string cli_path();
 std::string config(const std::string& name);  // config/NAME
 std::string data(const std::string& rel);     // tests/data/REL
 
+// `ringscope run` of the shipped config YAML, its outputs in OUTDIR, with EXTRA arguments.
+Cmd run_config(const std::string& yaml, const std::string& outdir, const std::string& extra = "");
+
 }  // namespace ringscope::test
