@@ -17,13 +17,92 @@ Error lex_error(std::string msg, size_t col) {
     return std::move(Error(Errc::parse, std::move(msg)).at_line(1, static_cast<int>(col)));
 }
 
+// A quoted string starting at S[I] (quote C) into T; I ends past it.
+Status lex_quoted(std::string_view s, size_t& i, unsigned char c, Token& t) {
+    const size_t n = s.size();
+    // Up to the same unescaped quote; "a" "b" concatenates (double quotes only). A control
+    // character ends the string and is dropped, as libtraceevent does.
+    t.kind = c == '"' ? TokenKind::dquote : TokenKind::squote;
+    const size_t open = i;
+    for (;;) {
+        ++i;  // past the opening quote
+        // A character right after a backslash never ends the string; libtraceevent's
+        // "\\ cancels itself" rule never takes effect, so `"a\\"` stays open too.
+        unsigned char last = c;
+        bool closed = false;
+        while (i < n) {
+            const unsigned char ch = static_cast<unsigned char>(s[i++]);
+            if (ch >= 0x80 || ch == 0) return lex_error("Unterminated string", open + 1);
+            const bool escaped = last == '\\';
+            last = ch;
+            if (!escaped && ch == c) {
+                closed = true;
+                break;
+            }
+            if (!is_print(ch) && ch != '\n' && !escaped) {
+                closed = true;  // libtraceevent ends the string here and drops the byte
+                break;
+            }
+            t.text.push_back(static_cast<char>(ch));
+        }
+        if (!closed) return lex_error("Unterminated string", open + 1);
+        if (c != '"') break;
+        size_t k = i;
+        while (k < n && is_space(static_cast<unsigned char>(s[k]))) ++k;
+        if (k < n && s[k] == '"') {
+            i = k;
+            continue;
+        }
+        break;
+    }
+    return {};
+}
+
+// An operator starting at S[I] (character C) into T: the longest libtraceevent's reader takes.
+void lex_operator(std::string_view s, size_t& i, unsigned char c, Token& t) {
+    const size_t n = s.size();
+    auto peek = [&](size_t at) -> int { return at < n ? static_cast<unsigned char>(s[at]) : -1; };
+    t.kind = TokenKind::op;
+    t.text.assign(1, static_cast<char>(c));
+    ++i;
+    bool test_equal = false;
+    switch (c) {
+        case '-':
+            if (peek(i) == '>') {
+                t.text.push_back(s[i++]);
+                break;
+            }
+            [[fallthrough]];
+        case '+':
+        case '|':
+        case '&':
+        case '>':
+        case '<':
+            if (peek(i) == c) {
+                t.text.push_back(s[i++]);
+                test_equal = c == '>' || c == '<';
+            } else {
+                test_equal = true;
+            }
+            break;
+        case '!':
+        case '=':
+            test_equal = true;
+            break;
+        default:
+            break;
+    }
+    if (test_equal && peek(i) == '=') t.text.push_back(s[i++]);
+    // `=~` and `!~`: the filter reader glues a '~' right after a lone '=' or '!'.
+    if ((t.text == "=" || t.text == "!") && peek(i) == '~') t.text.push_back(s[i++]);
+}
+
 }  // namespace
 
 Expected<std::vector<Token>> tokenize(std::string_view s) {
     std::vector<Token> out;
     size_t i = 0;
     const size_t n = s.size();
-    auto peek = [&](size_t at) -> int { return at < n ? static_cast<unsigned char>(s[at]) : -1; };
 
     while (i < n) {
         const unsigned char c = static_cast<unsigned char>(s[i]);
@@ -39,79 +118,13 @@ Expected<std::vector<Token>> tokenize(std::string_view s) {
             t.text.assign(s.substr(i, j - i));
             i = j;
         } else if (c == '"' || c == '\'') {
-            // Up to the same unescaped quote; "a" "b" concatenates (double quotes only). A control
-            // character ends the string and is dropped, as libtraceevent does.
-            t.kind = c == '"' ? TokenKind::dquote : TokenKind::squote;
-            const size_t open = i;
-            for (;;) {
-                ++i;  // past the opening quote
-                // A character right after a backslash never ends the string; libtraceevent's
-                // "\\ cancels itself" rule never takes effect, so `"a\\"` stays open too.
-                unsigned char last = c;
-                bool closed = false;
-                while (i < n) {
-                    const unsigned char ch = static_cast<unsigned char>(s[i++]);
-                    if (ch >= 0x80 || ch == 0) return lex_error("Unterminated string", open + 1);
-                    const bool escaped = last == '\\';
-                    last = ch;
-                    if (!escaped && ch == c) {
-                        closed = true;
-                        break;
-                    }
-                    if (!is_print(ch) && ch != '\n' && !escaped) {
-                        closed = true;  // libtraceevent ends the string here and drops the byte
-                        break;
-                    }
-                    t.text.push_back(static_cast<char>(ch));
-                }
-                if (!closed) return lex_error("Unterminated string", open + 1);
-                if (c != '"') break;
-                size_t k = i;
-                while (k < n && is_space(static_cast<unsigned char>(s[k]))) ++k;
-                if (k < n && s[k] == '"') {
-                    i = k;
-                    continue;
-                }
-                break;
-            }
+            if (auto st = lex_quoted(s, i, c, t); !st) return std::move(st).error();
         } else if (c == '(' || c == ')' || c == ',') {
             t.kind = TokenKind::delim;
             t.text.assign(1, static_cast<char>(c));
             ++i;
         } else if (is_print(c)) {
-            t.kind = TokenKind::op;
-            t.text.assign(1, static_cast<char>(c));
-            ++i;
-            bool test_equal = false;
-            switch (c) {
-                case '-':
-                    if (peek(i) == '>') {
-                        t.text.push_back(s[i++]);
-                        break;
-                    }
-                    [[fallthrough]];
-                case '+':
-                case '|':
-                case '&':
-                case '>':
-                case '<':
-                    if (peek(i) == c) {
-                        t.text.push_back(s[i++]);
-                        test_equal = c == '>' || c == '<';
-                    } else {
-                        test_equal = true;
-                    }
-                    break;
-                case '!':
-                case '=':
-                    test_equal = true;
-                    break;
-                default:
-                    break;
-            }
-            if (test_equal && peek(i) == '=') t.text.push_back(s[i++]);
-            // `=~` and `!~`: the filter reader glues a '~' right after a lone '=' or '!'.
-            if ((t.text == "=" || t.text == "!") && peek(i) == '~') t.text.push_back(s[i++]);
+            lex_operator(s, i, c, t);
         } else {
             return lex_error("Unexpected character", i + 1);
         }
