@@ -439,6 +439,18 @@ TEST(CompatCorpus, PreemptedMarkFollowsTheFormat) {
     EXPECT_GT(marked, 200u);
 }
 
+// --pid without -F: a stack trace after a shown event is shown too (a sched_waking of pid=1 and
+// its kernel_stack), as with a -F.
+TEST(CompatCorpus, PidAloneShowsTheStacksOfShownEvents) {
+    const fs::path dir = fs::path(kShared) / "conformance/external-traces";
+    if (!fs::exists(dir / "langraph_stack_zstd.dat")) GTEST_SKIP() << dir << " is absent";
+    CompatCase c;
+    c.name = "langraph_stack_zstd.dat.pid1";
+    c.dir = dir.string();
+    c.args = {"--pid", "1", "langraph_stack_zstd.dat"};
+    expect_same_as_trace_cmd_31(c);
+}
+
 // The corpus is there, or every case above is missing: say so rather than pass with nothing run.
 TEST(CompatCorpus, Present) {
     if (!fs::is_directory(kShared + "/conformance/trace-cmd-3.4/outputs"))
