@@ -293,6 +293,7 @@ std::vector<CompatCase> cases_31_files() {
         {"-F", "ftrace:blktrace:pid==310", "-i", "traces/blktrace.dat"},
         {"--pid", "4242", "-i", "traces/blktrace.dat"},
         {"-T", "--pid", "4242", "-i", "traces/blktrace.dat"},
+        {"-E", "-i", "traces/blktrace.dat"},  // the formats stored: blktrace is not one
     };
     std::vector<CompatCase> out;
     for (size_t i = 0; i < arg_lists.size(); ++i) {
