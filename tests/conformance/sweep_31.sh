@@ -84,6 +84,9 @@ run_case() {  # TRACE OPTIONS
             what="" ; echo "EXCUSED $name [$opts]: the stale sched_switch table (-O sched:legacy_states)"
         elif [[ " $opts " == *" --profile "* ]] && profile_same "$dir" "$name" "$opts" "$out/$key.ref"; then
             what="" ; echo "EXCUSED $name [$opts]: --profile's ties in trace-cmd's hash order (profile_live.py's rules)"
+        elif [[ " $opts " == *" --by-comm "* && -n $(noisy_switches "$trace") ]]; then
+            # valgrind: 41 uses of uninitialised stack memory in 3.1.6's profile on such a trace
+            what="" ; echo "EXCUSED $name [$opts]: sched_switch without sched_wakeup, 3.1.6 groups from uninitialised memory"
         fi
     fi
     [ "$ra" = "$rb" ] || what="${what:+$what, }exit $ra/$rb"
