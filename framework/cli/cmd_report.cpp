@@ -37,8 +37,12 @@ int ReportRun::run() {
         if (kept_) kept_->ready = true;
     }
     // -T sets each file's filters up in turn (a file before one whose filter fails prints its head)
-    if (o_.filter_test && !o_.filters.empty()) return print_filter_test();
-    if (auto failure = make_report_filters(o_, set_, filters_)) return fail(*failure);
+    // (--pid alone makes a filter too: trace-cmd prints it)
+    if (o_.filter_test && (!o_.filters.empty() || !o_.pids.empty())) return print_filter_test();
+    if (auto failure = make_report_filters(o_, set_, filters_)) {
+        if (failure->code == kExitFilter) failure->code = filter_failure_exit(o_, set_);
+        return fail(*failure);
+    }
     if (o_.verbose >= kVerboseInfo &&
         !write_stdout(verbose_preamble(static_cast<int>(set_.file(0).reader().file_version()),
                                        plugins ? &ctx_.plugins() : nullptr)))
@@ -68,7 +72,7 @@ int ReportRun::print_filter_test() {
             const std::vector<const EventType*> types = set_.file(f).types();
             auto text =
                 filter_test_text(ff.filters, ff.pids ? o_.pids : std::vector<std::string>{}, types, error);
-            if (!text) return write_stdout(out) ? fail(error, kExitFilter) : kExitRuntime;
+            if (!text) return write_stdout(out) ? fail(error, filter_failure_exit(o_, set_)) : kExitRuntime;
             return write_stdout(out + *text) ? kExitOk : kExitRuntime;
         }
         if (column.shown()) out += column.prefix({f, 0});

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "framework/format/format_parser.hpp"
 #include "framework/symbols/guest_symbols.hpp"
 #include "framework/symbols/kallsyms_resolver.hpp"
 
@@ -133,6 +134,24 @@ std::optional<ReportFailure> add_file_filters(const ReportOptions& o, const std:
 }
 
 }  // namespace
+
+int filter_failure_exit(const ReportOptions& o, const engine::TraceSet& set) {
+    if (*o.compat != Compat::v3_1 || set.size() == 0) return kExitFilter;
+    const engine::TraceFile& last = set.file(set.size() - 1);
+    if (last.reader().file_version() < 7) return kExitDieNoErrno;
+    const io::TraceMetadata& md = last.reader().metadata();
+    const int long_size = last.formats().long_size();
+    auto sets_einval = [&](const std::string& text, std::string_view system) {
+        auto p = format::parse_format(text, system, long_size);
+        return p && p->sets_einval;
+    };
+    for (const auto& text : md.ftrace_formats)
+        if (sets_einval(text, "ftrace")) return kExitFilter;
+    for (const auto& sys : md.event_systems)
+        for (const auto& text : sys.formats)
+            if (sets_einval(text, sys.system)) return kExitFilter;
+    return kExitDieNoErrno;
+}
 
 FileFilters filters_of_input(const ReportOptions& o, size_t f) {
     FileFilters ff;

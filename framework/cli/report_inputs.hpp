@@ -47,6 +47,14 @@ struct ReportFailure {
     int code = kExitRuntime;
 };
 
+// The exit status of a filter that does not take (trace-cmd dies with errno, 255 for 0). 3.4: 22.
+// 3.1: trace-cmd 3.1.6's errno is what reading the last input left: libtraceevent sets EINVAL
+// where a print fmt's __print_array/__print_hex argument does not parse
+// (FormatCatalog::any_print_fmt_sets_einval), and a v6 file's saved cmdlines, read after its
+// formats, set it back to 0; a v7 file's formats are read after them (checked with gdb and
+// `trace-cmd convert --file-version 6|7` of one trace: 255 and 22).
+int filter_failure_exit(const ReportOptions& o, const engine::TraceSet& set);
+
 // Opens every input of O into SET (with THREADS threads to read them).
 std::optional<ReportFailure> open_report_inputs(const ReportOptions& o, int threads, engine::TraceSet& set);
 

@@ -26,6 +26,8 @@ inline constexpr int kExitFilter = 22;  // trace-cmd dies with EINVAL on a filte
 inline constexpr int kExitReportUsage = 255;
 // A summary that cannot be made (trace-cmd die()s in its profile: exit 255).
 inline constexpr int kExitReportSummary = 255;
+// trace-cmd's die() with errno 0: exit(-1).
+inline constexpr int kExitDieNoErrno = 255;
 
 struct ReportInput {
     std::string path;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <optional>
 
+#include "framework/engine/blktrace_format.hpp"
 #include "framework/engine/kernel_sections.hpp"
 #include "framework/engine/parallel_for.hpp"
 #include "framework/io/unfinished_trace.hpp"
@@ -62,6 +63,8 @@ Expected<std::unique_ptr<TraceFile>> TraceFile::open(const std::string& path, co
     for (const auto& sys : md.event_systems)
         for (const auto& text : sys.formats) (void)f->formats_->declare_format(text, sys.system);
     if (!md.printk_formats.empty()) (void)f->formats_->add_printk_formats(md.printk_formats);
+    // libtracecmd's made-up ftrace:blktrace, declared last as tracecmd_init_data() adds it
+    if (auto blk = blktrace_format(*f->formats_)) (void)f->formats_->add_format(*blk, "ftrace");
     f->index_types();
 
     f->comms_.load_saved_cmdlines(md.saved_cmdlines);

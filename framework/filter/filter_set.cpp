@@ -62,9 +62,16 @@ struct FilterSet::Impl {
         return false;
     }
 
-    bool stack_follows(const Event& ev) const noexcept {
+    // ftrace's kernel_stack or user_stack: by the ids add() learnt, else (--pid alone) by name
+    bool is_stack(const Event& ev) const noexcept {
         const int64_t id = ev.id();
-        if (id != kernel_stack_id && id != user_stack_id) return false;
+        if (stack_ids_known) return id == kernel_stack_id || id == user_stack_id;
+        const EventType& t = ev.type();
+        return t.system == "ftrace" && (t.name == "kernel_stack" || t.name == "user_stack");
+    }
+
+    bool stack_follows(const Event& ev) const noexcept {
+        if (!is_stack(ev)) return false;
         const int cpu = ev.cpu();
         return cpu >= 0 && static_cast<size_t>(cpu) < last_shown.size() &&
                last_shown[static_cast<size_t>(cpu)];

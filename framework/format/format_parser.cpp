@@ -10,14 +10,16 @@
 namespace ringscope::format {
 namespace {
 
-unsigned long to_ulong(const std::string& s) { return std::strtoul(s.c_str(), nullptr, 0); }
+unsigned long to_ulong(const std::string& s) {
+    return std::strtoul(s.c_str(), nullptr, 0);
+}
 
 // libtraceevent's type_size(): element size of "type [] name" dynamic arrays.
 uint32_t type_size(const std::string& name) {
     static constexpr struct {
         const char* type;
         uint32_t size;
-    } kTable[] = {{"u8", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8}, {"s8", 1},
+    } kTable[] = {{"u8", 1},  {"u16", 2}, {"u32", 4}, {"u64", 8}, {"s8", 1},
                   {"s16", 2}, {"s32", 4}, {"s64", 8}, {"char", 1}};
     for (const auto& t : kTable)
         if (name == t.type) return t.size;
@@ -25,8 +27,9 @@ uint32_t type_size(const std::string& name) {
 }
 
 class HeaderParser {
-public:
-    HeaderParser(Tokenizer& tk, bool ftrace, int long_size) : tk_(tk), ftrace_(ftrace), long_size_(long_size) {}
+  public:
+    HeaderParser(Tokenizer& tk, bool ftrace, int long_size)
+        : tk_(tk), ftrace_(ftrace), long_size_(long_size) {}
 
     Error error(const std::string& what) const {
         auto [line, col] = tk_.last_position();
@@ -48,7 +51,8 @@ public:
         for (;;) {
             TokType type = tk_.next(tok_);
             if (type == TokType::newline) return Status::success();
-            if (type != TokType::item || tok_ != "field") return error("expected 'field', found '" + tok_ + "'");
+            if (type != TokType::item || tok_ != "field")
+                return error("expected 'field', found '" + tok_ + "'");
             type = tk_.next(tok_);
             if (ftrace_ && type == TokType::item && tok_ == "special") type = tk_.next(tok_);
             if (type != TokType::op || tok_ != ":") return error("expected ':' after 'field'");
@@ -131,9 +135,9 @@ public:
                     f.type += brackets;
                 }
             }
-            if ((f.flags & kTepArray) && (f.type.find("char") != std::string::npos ||
-                                          f.type.find("u8") != std::string::npos ||
-                                          f.type.find("s8") != std::string::npos))
+            if ((f.flags & kTepArray) &&
+                (f.type.find("char") != std::string::npos || f.type.find("u8") != std::string::npos ||
+                 f.type.find("s8") != std::string::npos))
                 f.flags |= kTepString;
             if (f.type.compare(0, 10, "__data_loc") == 0) f.flags |= kTepDynamic;
             if (f.type.compare(0, 9, "__rel_loc") == 0) f.flags |= kTepDynamic | kTepRelative;
@@ -141,7 +145,8 @@ public:
 
             if (type != TokType::op || tok_ != ";") return error("expected ';' after field '" + f.name + "'");
             std::string num;
-            if (!expect(TokType::item, "offset") || !expect(TokType::op, ":") || !expect_type(TokType::item, num))
+            if (!expect(TokType::item, "offset") || !expect(TokType::op, ":") ||
+                !expect_type(TokType::item, num))
                 return error("expected 'offset:' in field '" + f.name + "'");
             f.offset = static_cast<uint32_t>(to_ulong(num));
             if (!expect(TokType::op, ";") || !expect(TokType::item, "size") || !expect(TokType::op, ":") ||
@@ -176,7 +181,7 @@ public:
         }
     }
 
-private:
+  private:
     Tokenizer& tk_;
     bool ftrace_;
     int long_size_;
@@ -217,7 +222,8 @@ Expected<ParsedFormat> parse_format(std::string_view text, std::string_view syst
     prog->long_size = long_size;
     prog->is_ftrace = ftrace;
 
-    if (!hp.expect(TokType::item, "name") || !hp.expect(TokType::op, ":") || !hp.expect_type(TokType::item, tok))
+    if (!hp.expect(TokType::item, "name") || !hp.expect(TokType::op, ":") ||
+        !hp.expect_type(TokType::item, tok))
         return hp.error("expected 'name: NAME'");
     type->name = tok;
     prog->is_bprint = ftrace && tok == "bprint";
@@ -257,7 +263,7 @@ Expected<ParsedFormat> parse_format(std::string_view text, std::string_view syst
     pp.parse();
     pp.fill_tables(type->tables);
     type->finalize();
-    return ParsedFormat{std::move(type), std::move(prog)};
+    return ParsedFormat{std::move(type), std::move(prog), pp.sets_einval()};
 }
 
 }  // namespace ringscope::format

@@ -16,6 +16,9 @@ namespace ringscope::format {
 struct ParsedFormat {
     std::unique_ptr<EventType> type;  // finalize()d, tables filled
     std::unique_ptr<Program> program;
+    // libtraceevent 1.7.1 set errno to EINVAL parsing the print fmt (PrintParser::sets_einval):
+    // trace-cmd 3.1.6 exits with it when a filter fails later (cli/report_inputs.hpp).
+    bool sets_einval = false;
 };
 
 // long_size: the traced kernel's sizeof(long) (4 or 8); it decides sizeof(long) in print fmts

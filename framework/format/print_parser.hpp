@@ -24,6 +24,9 @@ class PrintParser {
 
     // Reads "print fmt: ..." from the tokenizer; on failure marks the program failed.
     void parse();
+    // Whether an argument of __print_array, __print_hex... did not parse in
+    // alloc_and_process_delim(), where libtraceevent sets errno to EINVAL (ParsedFormat).
+    bool sets_einval() const noexcept { return sets_einval_; }
     // The __print_symbolic/__print_flags tables found in the arguments.
     void fill_tables(std::vector<ValueTable>& out) const;
 
@@ -83,6 +86,7 @@ class PrintParser {
     Tokenizer& tk_;
     Program& p_;
     int depth_ = 0;
+    bool sets_einval_ = false;
 };
 
 // libtraceevent's get_op_prio(): -1 for an unknown operator.

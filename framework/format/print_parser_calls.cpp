@@ -85,9 +85,11 @@ bool PrintParser::alloc_and_process_delim(const char* next, int32_t& out) {
     if (type == T::op) {
         type = process_op(field, t);
         if (!consolidate(type, field)) type = T::error;
-        if (type == T::error) return false;
     }
-    if (type != T::delim || t != next) return false;
+    if (type != T::delim || t != next) {
+        sets_einval_ = true;  // both of libtraceevent's failures here set errno = EINVAL
+        return false;
+    }
     out = field;
     return true;
 }

@@ -91,6 +91,14 @@ void append_endian(std::string& out, const engine::TraceFile& file) {
 
 void append_event_list(std::string& out, const engine::TraceFile& file) {
     std::vector<const EventType*> types = file.types();
+    // trace-cmd -E lists the file's formats before libtracecmd makes ftrace:blktrace up
+    // (engine/blktrace_format.hpp): leave that one out unless the file has it
+    const auto& ftrace = file.reader().metadata().ftrace_formats;
+    const bool stored_blk = std::any_of(
+        ftrace.begin(), ftrace.end(), [](const std::string& f) { return f.starts_with("name: blktrace\n"); });
+    if (!stored_blk)
+        std::erase_if(types,
+                      [](const EventType* t) { return t->system == "ftrace" && t->name == "blktrace"; });
     std::sort(types.begin(), types.end(), [](const EventType* a, const EventType* b) {
         if (int c = a->system.compare(b->system)) return c < 0;
         if (int c = a->name.compare(b->name)) return c < 0;

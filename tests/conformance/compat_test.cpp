@@ -275,6 +275,25 @@ std::vector<CompatCase> cases_31_files() {
         {"-T", "-i", "traces/instances.dat", "-i", "traces/full.dat", "-F", "sched_switch"},
         {"-T", "-F", "sched_switch", "-i", "traces/basic.dat", "-i", "traces/full.dat"},
         {"-T", "-i", "traces/basic.dat", "-i", "traces/full.dat", "-F", "nosuch"},
+        // libtracecmd's made-up ftrace:blktrace (it has a `pid` field, so --pid adds it)
+        {"-T", "--pid", "8664", "-F", "sched_switch", "-i", "traces/basic.dat"},
+        {"-T", "--pid", "8664", "-i", "traces/basic.dat"},
+        // the exit status of a filter that fails: the errno the last file read leaves (EINVAL
+        // from a print fmt of a v7 file; 0 after a v6 file's cmdlines, or none failing)
+        {"-F", "nosuch", "-i", "traces/basic.dat"},
+        {"-F", "nosuch", "-i", "traces/formats-v6.dat"},
+        {"-F", "nosuch", "-i", "traces/dropped.dat"},
+        {"-F", "nosuch", "-i", "traces/basic.dat", "-i", "traces/dropped.dat"},
+        {"-F", "nosuch", "-i", "traces/dropped.dat", "-i", "traces/basic.dat"},
+        {"-T", "-F", "sched_switch:(", "-i", "traces/basic.dat"},
+        // the blk tracer's records (tests/conformance/tools/make_blktrace_trace.cpp)
+        {"-i", "traces/blktrace.dat"},
+        {"-R", "-i", "traces/blktrace.dat"},
+        {"-F", "blktrace", "-i", "traces/blktrace.dat"},
+        {"-F", "ftrace:blktrace:pid==310", "-i", "traces/blktrace.dat"},
+        {"--pid", "4242", "-i", "traces/blktrace.dat"},
+        {"-T", "--pid", "4242", "-i", "traces/blktrace.dat"},
+        {"-E", "-i", "traces/blktrace.dat"},  // the formats stored: blktrace is not one
     };
     std::vector<CompatCase> out;
     for (size_t i = 0; i < arg_lists.size(); ++i) {
@@ -329,6 +348,36 @@ TEST(CompatCli, UnknownVersionIsAUsageError) {
     EXPECT_EQ(env.exit_code, 255);
     EXPECT_NE(env.err.find("RINGSCOPE_COMPAT='latest'"), std::string::npos) << env.err;
     EXPECT_TRUE(env.out.empty());
+}
+
+size_t count(const std::string& text, const std::string& what);
+
+// trace-cmd 3.1.6 dies on a filter with the errno reading the last file left (22 after a v7 file
+// with a print fmt libtraceevent sets EINVAL on, else 0: exit 255); 3.4 keeps 22 here.
+TEST(CompatCli, FilterFailureExitsWithTheLastFilesErrno) {
+    const std::string v6 = std::string(RINGSCOPE_TEST_DATA_DIR) + "/traces/formats-v6.dat";
+    const std::string few = std::string(RINGSCOPE_TEST_DATA_DIR) + "/traces/dropped.dat";
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.1", "-F", "nosuch", kBasic}).exit_code, 22);
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.1", "-F", "nosuch", v6}).exit_code, 255);
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.1", "-F", "nosuch", few}).exit_code, 255);
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.1", "-F", "nosuch", "-i", kBasic, "-i", few}).exit_code,
+              255);
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.1", "-F", "nosuch", "-i", few, "-i", kBasic}).exit_code,
+              22);
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.1", "-T", "-F", "nosuch", v6}).exit_code, 255);
+    EXPECT_EQ(report_with_env({}, {"--compat", "3.4", "-F", "nosuch", v6}).exit_code, 22);
+}
+
+// libtracecmd's ftrace:blktrace: the blk tracer's records print their `pid` ("%d"), and the event
+// is there to filter on in both releases.
+TEST(CompatCli, BlktraceRecordsPrintTheirPid) {
+    const std::string blk = std::string(RINGSCOPE_TEST_DATA_DIR) + "/traces/blktrace.dat";
+    for (const char* compat : {"3.1", "3.4"}) {
+        const RunResult r = report_with_env({}, {"--compat", compat, "-F", "blktrace:pid==310", blk});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(count(r.out, "blktrace:"), 1u) << r.out;
+        EXPECT_TRUE(r.out.ends_with("blktrace:             310\n")) << r.out;
+    }
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -389,6 +438,18 @@ TEST(CompatCorpus, PreemptedMarkFollowsTheFormat) {
         marked += count(plugin.out, "R+ ==> ");
     }
     EXPECT_GT(marked, 200u);
+}
+
+// --pid without -F: a stack trace after a shown event is shown too (a sched_waking of pid=1 and
+// its kernel_stack), as with a -F.
+TEST(CompatCorpus, PidAloneShowsTheStacksOfShownEvents) {
+    const fs::path dir = fs::path(kShared) / "conformance/external-traces";
+    if (!fs::exists(dir / "langraph_stack_zstd.dat")) GTEST_SKIP() << dir << " is absent";
+    CompatCase c;
+    c.name = "langraph_stack_zstd.dat.pid1";
+    c.dir = dir.string();
+    c.args = {"--pid", "1", "langraph_stack_zstd.dat"};
+    expect_same_as_trace_cmd_31(c);
 }
 
 // The corpus is there, or every case above is missing: say so rather than pass with nothing run.

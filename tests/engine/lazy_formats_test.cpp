@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "framework/engine/blktrace_format.hpp"
 #include "framework/engine/event_merger.hpp"
 #include "framework/engine/trace_file.hpp"
 #include "framework/format/format_catalog.hpp"
@@ -33,6 +34,10 @@ TEST(LazyFormats, SameTypesAndIdsAsParsingEverythingAtOpen) {
         for (const auto& sys : md.event_systems)
             for (const auto& text : sys.formats)
                 if (auto t = all.add_format(text, sys.system); !t) errors.push_back(t.error().to_string());
+        // and libtracecmd's made-up ftrace:blktrace, last, as TraceFile adds it
+        if (auto blk = blktrace_format(all)) {
+            ASSERT_TRUE(all.add_format(*blk, "ftrace"));
+        }
         // ids first (the iteration's path), then the listing
         for (uint32_t id = 0; id < 4096; ++id)
             EXPECT_EQ(name_of(f->type_by_id(id)), name_of(all.by_id(id))) << id;
