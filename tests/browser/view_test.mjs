@@ -10,10 +10,7 @@ import path from 'node:path';
 import * as t from './lib.mjs';
 
 // Traces where the server does not yet give what the page needs (checked, reported as GAP).
-const KNOWN_GAPS = {
-    'instances.dat':
-        'its sched_switch events are in instance ringscope_a; the server\'s CPU lanes read the top buffer',
-};
+const KNOWN_GAPS = {};
 
 const {ringscope, artifacts} = t.args();
 const browser = await t.launchBrowser();
