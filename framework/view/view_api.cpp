@@ -165,6 +165,12 @@ std::string ViewApi::meta() {
     m["start"] = index_.start();
     m["end"] = index_.end();
     m["total"] = index_.total_events();
+    const ViewIndex::Sizes z = index_.sizes();
+    m["index"] = {{"cpu_bytes", z.cpu_bytes},
+                  {"task_bytes", z.task_bytes},
+                  {"tasks", z.tasks},
+                  {"task_entries", z.task_entries},
+                  {"dropped_bytes", z.dropped_bytes}};
     json cpus = json::array();
     for (size_t l = 0; l < index_.lanes().size(); ++l) {
         const CpuLane& lane = index_.lanes()[l];

@@ -225,11 +225,13 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     // a query reads the level whose buckets are at most a pixel wide (a few per pixel), so its cost
     // is bounded by its width, not by the changes in its range.
     for (auto& [pid, t] : v.tasks_) {
+        t.buckets.shrink_to_fit();  // grown by doubling: up to half of it was slack
         const std::vector<TaskBucket>* below = &t.buckets;
         uint64_t below_count = im.task_buckets;
         while (below_count > 1) {
             t.levels.push_back(
                 coarsen(*below, static_cast<uint32_t>(below_count), im.task_ns * level_ns(t.levels.size())));
+            t.levels.back().shrink_to_fit();
             below = &t.levels.back();
             below_count = (below_count + kLevelFactor - 1) / kLevelFactor;
         }
@@ -261,13 +263,20 @@ bool ViewIndex::in_time_order() const noexcept {
     return std::none_of(impl_->goes_back.begin(), impl_->goes_back.end(), [](char c) { return c != 0; });
 }
 
-size_t ViewIndex::summary_bytes() const {
-    size_t n = impl_->cpu.size() * impl_->cpu_buckets * sizeof(CpuBucket);
+ViewIndex::Sizes ViewIndex::sizes() const {
+    Sizes z;
+    z.cpu_bytes = impl_->cpu.size() * impl_->cpu_buckets * sizeof(CpuBucket);
+    z.tasks = tasks_.size();
     for (const auto& [pid, t] : tasks_) {
-        n += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
-        for (const auto& l : t.levels) n += l.capacity() * sizeof(TaskBucket);
+        z.task_bytes += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
+        z.task_entries += t.buckets.size();
+        for (const auto& l : t.levels) {
+            z.task_bytes += l.capacity() * sizeof(TaskBucket);
+            z.task_entries += l.size();
+        }
     }
-    return n + dropped_.size() * sizeof(Dropped);
+    z.dropped_bytes = dropped_.capacity() * sizeof(Dropped);
+    return z;
 }
 
 }  // namespace ringscope::view

@@ -154,8 +154,14 @@ class ViewIndex {
     // Every lane's times go forward and no file has instances: the merge of the buffers `report`
     // reads comes in time order, so a reader may stop at its first record past a range.
     bool in_time_order() const noexcept;
-    // Approximate bytes held by the summaries (for the benchmark).
-    size_t summary_bytes() const;
+    // What the summaries hold (/api/meta's "index", for the benchmark and the tests).
+    struct Sizes {
+        size_t cpu_bytes = 0;   // the CPU lanes' buckets: fixed per lane
+        size_t task_bytes = 0;  // the tasks' entries, every level
+        size_t tasks = 0, task_entries = 0;
+        size_t dropped_bytes = 0;
+    };
+    Sizes sizes() const;
 
     struct Impl;
     ~ViewIndex();

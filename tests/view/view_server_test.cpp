@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "view_client.hpp"
+
+namespace fs = std::filesystem;
 
 namespace ringscope::test {
 namespace {
@@ -366,6 +369,34 @@ TEST(ViewServer, InstancesAreSearchedAndMeasured) {
     ASSERT_FALSE(st["tasks"].empty());
     EXPECT_GT(st["tasks"][0]["run"].get<uint64_t>(), 0u);
     EXPECT_EQ(s.stop(), 0);
+}
+
+// Server memory flat in the trace size: what the summaries hold (/api/meta's "index") for full.dat
+// repeated 8 times (bench/report's trace_repeat) is within a quarter of what they hold for full.dat:
+// fixed buckets per CPU lane, at most one entry per task and bucket.
+TEST(ViewServer, SummariesStayFlatInTheTraceSize) {
+    const fs::path repeat = fs::path(RINGSCOPE_BINARY_DIR) / "bench" / "trace_repeat";
+    if (!fs::exists(repeat)) GTEST_SKIP() << repeat << " is not built (RINGSCOPE_BENCH=OFF)";
+    const fs::path x8 =
+        fs::temp_directory_path() / ("ringscope-view-x8-" + std::to_string(::getpid()) + ".dat");
+    ASSERT_EQ(run_shell("'" + repeat.string() + "' '" + trace_path("full.dat") + "' '" + x8.string() + "' 8")
+                  .status,
+              0);
+    auto summaries = [](const std::string& file) {
+        ViewServer s({"--port", "0", file});
+        EXPECT_NE(s.port(), 0) << file;
+        const json meta = get_json(s, "/api/meta");
+        const json& z = meta["index"];
+        EXPECT_GT(z["task_entries"].get<uint64_t>(), 0u) << file;
+        return std::pair{meta["total"].get<uint64_t>(), z["cpu_bytes"].get<uint64_t>() +
+                                                            z["task_bytes"].get<uint64_t>() +
+                                                            z["dropped_bytes"].get<uint64_t>()};
+    };
+    const auto [events1, bytes1] = summaries(trace_path("full.dat"));
+    const auto [events8, bytes8] = summaries(x8.string());
+    fs::remove(x8);
+    EXPECT_EQ(events8, 8 * events1);
+    EXPECT_LE(bytes8, bytes1 + bytes1 / 4) << "x1: " << bytes1 << " bytes, x8: " << bytes8;
 }
 
 }  // namespace
