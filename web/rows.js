@@ -1,5 +1,6 @@
-// The timeline's rows, from /api/meta: the CPU lanes, then the tasks grouped by process
-// (collapsible), each guest vCPU lane under the host task that runs it.
+// The timeline's rows, from /api/meta: the CPU lanes (each instance's after the top buffer's, as
+// the server lists them), then the tasks grouped by process (collapsible), each guest vCPU lane
+// under the host task that runs it.
 
 export const ROW_HEIGHT = {
     section: 20,
@@ -52,7 +53,9 @@ export function buildRows(meta, collapsed) {
         if (!guestFiles.has(cpu.file)) continue;
         const host = guests.get(cpu.lane);
         const machine = meta.files?.[cpu.file]?.machine || `guest ${cpu.file}`;
-        const row = {kind: 'guest', lane: cpu.lane, label: `vCPU ${cpu.cpu} of ${machine}`, hostPid: host};
+        // An instance's lanes ("NAME/vCPU 1") run no vCPU of the host's: they go with the unplaced.
+        const name = `${cpu.instance ? `${cpu.instance}/` : ''}vCPU ${cpu.cpu} of ${machine}`;
+        const row = {kind: 'guest', lane: cpu.lane, label: name, hostPid: host};
         if (host === undefined)
             orphanGuests.push(row);
         else

@@ -1,7 +1,8 @@
 #!/bin/bash
 # ringscope view on a large trace (not a timed test): the time from the command's start until
 # /api/meta and /api/cpus have answered (first paint's data), zoom and pan answer times, and the
-# server's memory (VmHWM, VmRSS) next to the trace's size.
+# server's memory (VmHWM, VmRSS; what the summaries hold, from /api/meta's "index") next to the
+# trace's size.
 #   bench/view/view_bench.sh [BUILD_DIR] [FILE]
 # Without FILE: BUILD_DIR/bench-data/big.dat (bench/report/record_big.sh records one).
 set -euo pipefail
@@ -39,7 +40,16 @@ q() {  # NAME TARGET: wall time (shared machine: see the load average), the serv
 	}
 }
 SPAN=$((END - START))
-MID=$((START + SPAN / 2))
+# The zooms and the event queries are centred on the first event at or after the trace's middle:
+# the middle itself may be idle (trace_repeat's copies of a trace leave a gap between each two, so
+# the middle of full250.dat falls between events and every range query around it was empty).
+secs() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+FIRST=$({ "$BUILD/ringscope" report --from "$(secs $((START + SPAN / 2)))" "$F" 2>/dev/null || true; } |
+	grep -m1 -o ' [0-9]*\.[0-9]\{6\}: ' || true)
+[ -n "$FIRST" ] || { echo "no event after the middle of $F"; exit 1; }
+FIRST=${FIRST//[ :]/}
+MID=$((10#${FIRST%.*} * 1000000000 + 10#${FIRST#*.} * 1000))
+echo "zooms centred on $FIRST s (the first event at or after the middle)"
 q "cpus whole, 1500 px" "/api/cpus?from=$START&to=$END&width=1500"
 q "tasks whole, 1500 px" "/api/tasks?from=$START&to=$END&width=1500"
 for div in 4 16 256 4096 65536; do
@@ -56,6 +66,7 @@ q "events zoom 1/65536" "/api/events?from=$((MID - SPAN / 131072))&to=$((MID + S
 q "events 1/4096, -F sched_switch" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000&filter=sched_switch"
 q "events 1/4096, -F sched_wakeup" "/api/events?from=$((MID - SPAN / 8192))&to=$((MID + SPAN / 8192))&limit=1000&filter=sched_wakeup"
 q "stats zoom 1/256" "/api/stats?from=$((MID - SPAN / 512))&to=$((MID + SPAN / 512))"
+echo "summaries: $(echo "$META" | grep -o '"index":{[^}]*}')"
 echo "load average: $(cut -d" " -f1-3 /proc/loadavg)"
 grep -E 'VmHWM|VmRSS' /proc/$PID/status | tr -s ' \t' ' '
 kill $PID

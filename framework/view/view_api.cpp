@@ -165,15 +165,22 @@ std::string ViewApi::meta() {
     m["start"] = index_.start();
     m["end"] = index_.end();
     m["total"] = index_.total_events();
+    const ViewIndex::Sizes z = index_.sizes();
+    m["index"] = {{"cpu_bytes", z.cpu_bytes},
+                  {"task_bytes", z.task_bytes},
+                  {"tasks", z.tasks},
+                  {"task_entries", z.task_entries},
+                  {"dropped_bytes", z.dropped_bytes}};
     json cpus = json::array();
     for (size_t l = 0; l < index_.lanes().size(); ++l) {
         const CpuLane& lane = index_.lanes()[l];
-        cpus.push_back(
-            {{"lane", index_.lane_name(l)},
-             {"file", lane.file},
-             {"cpu", lane.cpu},
-             {"label", (lane.file ? "guest " + std::to_string(lane.file) + " vCPU " : std::string("CPU ")) +
-                           std::to_string(lane.cpu)}});
+        // An instance's lanes are named as `report` prefixes its lines: "NAME/CPU 3".
+        const std::string label = (lane.file ? "guest " + std::to_string(lane.file) + " " : std::string()) +
+                                  (lane.buffer ? lane.instance + "/" : std::string()) +
+                                  (lane.file ? "vCPU " : "CPU ") + std::to_string(lane.cpu);
+        json cpu = {{"lane", index_.lane_name(l)}, {"file", lane.file}, {"cpu", lane.cpu}, {"label", label}};
+        if (lane.buffer) cpu["instance"] = lane.instance;
+        cpus.push_back(std::move(cpu));
     }
     m["cpus"] = std::move(cpus);
     // Each file's tasks grouped by process, the host's first, both in pid order; a process is

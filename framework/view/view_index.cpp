@@ -35,7 +35,9 @@ ViewIndex::ViewIndex() : impl_(std::make_unique<Impl>()) {}
 ViewIndex::~ViewIndex() = default;
 
 std::string ViewIndex::lane_name(size_t lane) const {
-    return std::to_string(lanes_[lane].file) + ":" + std::to_string(lanes_[lane].cpu);
+    const CpuLane& l = lanes_[lane];
+    return std::to_string(l.file) + (l.buffer ? "/" + l.instance : std::string()) + ":" +
+           std::to_string(l.cpu);
 }
 
 namespace {
@@ -105,20 +107,19 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     for (size_t f = 0; f < ix->set_.size(); ++f) im.sched.push_back(SchedTypes::of(ix->set_.file(f)));
     for (size_t f = 0; f < ix->set_.size(); ++f) im.tgids.emplace_back(ix->set_.file(f));
 
+    // Every buffer (instances print in `report` too): a lane per CPU of each.
     engine::EventMerger merger;
-    const auto top = top_buffers(ix->set_);
-    if (Status st = ix->set_.build_merger(top, {}, merger); !st) return st.error();
+    const auto buffers = view_buffers(ix->set_);
+    if (Status st = ix->set_.build_merger(buffers, {}, merger); !st) return st.error();
     for (size_t k = 0; k < merger.sources().size(); ++k) {
         const auto& s = merger.sources()[k];
-        ix->lanes_.push_back({s.file_index, s.stream.cpu(), k});
+        const std::string instance = s.buffer ? s.file->buffer_name(s.buffer) : std::string();
+        ix->lanes_.push_back({s.file_index, s.buffer, instance, s.stream.cpu(), k});
     }
-    // The time span first (of every buffer: instances print too): buckets are fixed fractions of it.
-    engine::EventMerger all;
-    const auto order = ix->set_.buffer_order();
-    if (Status st = ix->set_.build_merger(order, {}, all); !st) return st.error();
-    const uint64_t last = last_timestamp(all);
+    // The time span first: buckets are fixed fractions of it.
+    const uint64_t last = last_timestamp(merger);
     uint64_t first = UINT64_MAX;
-    for (auto& s : all.sources())
+    for (auto& s : merger.sources())
         if (const engine::Record* r = s.stream.peek()) first = std::min(first, r->ts);
     if (first == UINT64_MAX) first = 0;
     ix->start_ = first;
@@ -224,32 +225,15 @@ Expected<std::unique_ptr<ViewIndex>> ViewIndex::open(const std::vector<std::stri
     // a query reads the level whose buckets are at most a pixel wide (a few per pixel), so its cost
     // is bounded by its width, not by the changes in its range.
     for (auto& [pid, t] : v.tasks_) {
+        t.buckets.shrink_to_fit();  // grown by doubling: up to half of it was slack
         const std::vector<TaskBucket>* below = &t.buckets;
         uint64_t below_count = im.task_buckets;
         while (below_count > 1) {
             t.levels.push_back(
                 coarsen(*below, static_cast<uint32_t>(below_count), im.task_ns * level_ns(t.levels.size())));
+            t.levels.back().shrink_to_fit();
             below = &t.levels.back();
             below_count = (below_count + kLevelFactor - 1) / kLevelFactor;
-        }
-    }
-    // Instances print in `report` too: their events count, read stream by stream.
-    for (size_t f = 0; f < v.set_.size(); ++f) {
-        for (size_t b = 1; b < v.set_.file(f).buffer_count(); ++b) {
-            engine::EventMerger inst;
-            const engine::BufferRef ref{f, b};
-            if (Status st = v.set_.build_merger(std::span(&ref, 1), {}, inst); !st) return st.error();
-            for (auto& s : inst.sources()) {
-                while (const engine::Record* rec = s.stream.peek()) {
-                    if (const EventType* t = s.file->type_of(rec->data, rec->size)) {
-                        const std::string name = std::string(t->system) + ":" + std::string(t->name);
-                        if (++v.counts_[name] == 1 || rec->ts < v.first_[name]) v.first_[name] = rec->ts;
-                        ++v.total_;
-                    }
-                    s.stream.advance();
-                }
-                if (!s.stream.status()) return s.stream.status().error();
-            }
         }
     }
     return ix;
@@ -268,7 +252,7 @@ std::string ViewIndex::comm(int32_t id) {
 std::optional<uint64_t> ViewIndex::start_position(size_t file, int cpu, uint64_t from) const {
     const Impl& im = *impl_;
     for (size_t l = 0; l < lanes_.size(); ++l)
-        if (lanes_[l].file == file && lanes_[l].cpu == cpu && !im.goes_back[l])
+        if (lanes_[l].file == file && lanes_[l].buffer == 0 && lanes_[l].cpu == cpu && !im.goes_back[l])
             return im.cpu[l][im.cpu_bucket(start_, from)].offset;
     return std::nullopt;
 }
@@ -279,13 +263,20 @@ bool ViewIndex::in_time_order() const noexcept {
     return std::none_of(impl_->goes_back.begin(), impl_->goes_back.end(), [](char c) { return c != 0; });
 }
 
-size_t ViewIndex::summary_bytes() const {
-    size_t n = impl_->cpu.size() * impl_->cpu_buckets * sizeof(CpuBucket);
+ViewIndex::Sizes ViewIndex::sizes() const {
+    Sizes z;
+    z.cpu_bytes = impl_->cpu.size() * impl_->cpu_buckets * sizeof(CpuBucket);
+    z.tasks = tasks_.size();
     for (const auto& [pid, t] : tasks_) {
-        n += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
-        for (const auto& l : t.levels) n += l.capacity() * sizeof(TaskBucket);
+        z.task_bytes += sizeof(TaskSummary) + t.buckets.capacity() * sizeof(TaskBucket);
+        z.task_entries += t.buckets.size();
+        for (const auto& l : t.levels) {
+            z.task_bytes += l.capacity() * sizeof(TaskBucket);
+            z.task_entries += l.size();
+        }
     }
-    return n + dropped_.size() * sizeof(Dropped);
+    z.dropped_bytes = dropped_.capacity() * sizeof(Dropped);
+    return z;
 }
 
 }  // namespace ringscope::view

@@ -37,11 +37,14 @@ inline int32_t task_pid(int32_t id) noexcept {
 enum class TaskState : uint8_t { unknown, running, runnable, sleeping, blocked };
 char state_letter(TaskState s) noexcept;
 
-// One CPU of one file's top buffer ("FILE:CPU").
+// One CPU of one buffer of one file: "FILE:CPU" for the top buffer, "FILE/INSTANCE:CPU" for an
+// instance (`report` prints both, an instance's lines prefixed "INSTANCE:").
 struct CpuLane {
     size_t file = 0;
+    size_t buffer = 0;     // 0: the top buffer
+    std::string instance;  // the instance's name ("" for the top buffer)
     int cpu = 0;
-    size_t source = 0;  // its index among the top buffers' merge sources
+    size_t source = 0;  // its index among the merge sources of view_buffers()
 };
 
 struct CpuBucket {
@@ -98,9 +101,10 @@ class ViewMarks;
 
 class ViewIndex {
   public:
-    // Opens FILES (a host and its guests as `report` takes them) and summarises them in one pass.
-    // CPU_BUCKETS / TASK_BUCKETS: the buckets per lane (the resolution of the summaries). MARKS
-    // (optional) is fed the top buffers' events of the same pass (the plugins' timeline marks).
+    // Opens FILES (a host and its guests as `report` takes them) and summarises every buffer (top
+    // buffers and instances, merged as `report` merges them) in one pass. CPU_BUCKETS /
+    // TASK_BUCKETS: the buckets per lane (the resolution of the summaries). MARKS (optional) is fed
+    // the events of the same pass (the plugins' timeline marks).
     static Expected<std::unique_ptr<ViewIndex>> open(const std::vector<std::string>& files,
                                                      uint32_t cpu_buckets = 16384,
                                                      uint32_t task_buckets = 16384,
@@ -138,26 +142,33 @@ class ViewIndex {
     bool cpu_from_summary(uint64_t from, uint64_t to, uint32_t width) const;
     // Run, wait and wakeup latency per task in [FROM, TO] (decoded again: exact).
     Expected<std::map<int32_t, TaskStats>> task_stats(uint64_t from, uint64_t to);
-    // The events of the first file the filter accepts (as report applies -F), and the first one's time.
+    // The events of the first file (its top buffer and instances) the filter accepts (as report
+    // applies -F), and the first one's time.
     Expected<FilterMatches> count_matching(FilterSet& filter);
     // When the task's first state change was seen (its first summary bucket's start).
     uint64_t task_first_seen(int pid) const;
-    // Where the stream of FILE's CPU may start for a range from FROM: the lane's first record of
+    // Where the top-buffer stream of FILE's CPU may start for a range from FROM: the lane's first record of
     // FROM's bucket, when every record before it is earlier (its times never go back); nullopt
     // when it must be read from its start.
     std::optional<uint64_t> start_position(size_t file, int cpu, uint64_t from) const;
     // Every lane's times go forward and no file has instances: the merge of the buffers `report`
     // reads comes in time order, so a reader may stop at its first record past a range.
     bool in_time_order() const noexcept;
-    // Approximate bytes held by the summaries (for the benchmark).
-    size_t summary_bytes() const;
+    // What the summaries hold (/api/meta's "index", for the benchmark and the tests).
+    struct Sizes {
+        size_t cpu_bytes = 0;   // the CPU lanes' buckets: fixed per lane
+        size_t task_bytes = 0;  // the tasks' entries, every level
+        size_t tasks = 0, task_entries = 0;
+        size_t dropped_bytes = 0;
+    };
+    Sizes sizes() const;
 
     struct Impl;
     ~ViewIndex();
 
   private:
     ViewIndex();
-    // Decodes [FROM, TO] of the top buffers again from the bucket before FROM into TRACKER, which
+    // Decodes [FROM, TO] of every buffer again from the bucket before FROM into TRACKER, which
     // starts from the summaries' state there (tasks too when WITH_TASKS).
     Status replay(uint64_t from, uint64_t to, class SchedTracker& tracker, bool with_tasks);
 

@@ -51,10 +51,10 @@ struct ViewIndex::Impl {
     uint32_t task_bucket(uint64_t start, uint64_t ts) const { return cpu_bucket(start, ts) / ratio; }
 };
 
-inline std::vector<engine::BufferRef> top_buffers(const engine::TraceSet& set) {
-    std::vector<engine::BufferRef> refs;
-    for (size_t f = 0; f < set.size(); ++f) refs.push_back({f, 0});
-    return refs;
+// The buffers the view summarises, in `report`'s order: every file's top buffer, then the
+// instances; the merge sources of these, in order, are the CPU lanes.
+inline std::vector<engine::BufferRef> view_buffers(const engine::TraceSet& set) {
+    return set.buffer_order();
 }
 
 }  // namespace ringscope::view

@@ -198,8 +198,8 @@ Status ViewIndex::replay(uint64_t from, uint64_t to, SchedTracker& tracker, bool
     const uint32_t b0 = im.cpu_bucket(start_, from) / im.ratio * im.ratio;  // a task bucket's start too
     const uint64_t t0 = start_ + b0 * im.cpu_ns;
     engine::EventMerger merger;
-    const auto top = top_buffers(set_);
-    if (Status st = set_.build_merger(top, {}, merger); !st) return st;
+    const auto buffers = view_buffers(set_);
+    if (Status st = set_.build_merger(buffers, {}, merger); !st) return st;
     for (size_t k = 0; k < merger.sources().size() && k < lanes_.size(); ++k) {
         engine::seek_stream_to(merger.sources()[k].stream, im.cpu[k][b0].offset);
         tracker.set_running(k, im.cpu[k][b0].running_at_start, t0);
@@ -344,8 +344,10 @@ Expected<std::map<int32_t, TaskStats>> ViewIndex::task_stats(uint64_t from, uint
 Expected<FilterMatches> ViewIndex::count_matching(FilterSet& filter) {
     FilterMatches m;
     engine::EventMerger merger;
-    const engine::BufferRef ref{0, 0};
-    if (Status st = set_.build_merger(std::span(&ref, 1), {}, merger); !st) return st.error();
+    std::vector<engine::BufferRef> first_file;  // its top buffer and instances, as report merges them
+    for (const engine::BufferRef& b : view_buffers(set_))
+        if (b.file == 0) first_file.push_back(b);
+    if (Status st = set_.build_merger(first_file, {}, merger); !st) return st.error();
     const engine::Record* r;
     engine::MergeSource* src;
     while (merger.next(r, src)) {

@@ -113,6 +113,13 @@ void check_export(const std::vector<std::string>& files) {
     EXPECT_EQ(counted > 0, total > 0) << "the events' counts and report's lines";
     EXPECT_TRUE(blob["cpus"]["lanes"].is_array());
     EXPECT_TRUE(blob["tasks"]["lanes"].is_array());
+    // sched_switch events, in the top buffer or an instance, give some CPU lane its slices.
+    uint64_t switches = 0, sliced = 0;
+    for (const auto& e : blob["meta"]["events"])
+        if (e["name"] == "sched:sched_switch") switches += e["count"].get<uint64_t>();
+    for (const auto& lane : blob["cpus"]["lanes"]) sliced += !lane["slices"].empty();
+    EXPECT_EQ(switches > 0, sliced > 0)
+        << switches << " sched_switch events, " << sliced << " lanes with slices";
     // The first 50000 of report's lines (README.md); fewer, or coarser lanes, only with the note.
     const bool noted = r.out.find("kept under") != std::string::npos;
     if (!noted) {

@@ -4,10 +4,14 @@
 // bad requests are 400s that leave the server up.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "view_client.hpp"
+
+namespace fs = std::filesystem;
 
 namespace ringscope::test {
 namespace {
@@ -145,17 +149,23 @@ TEST(ViewServer, NarrowRangesAreReportsLines) {
     }
 }
 
-// Busy time per CPU from report's sched_switch lines: from each switch to a task other than idle
-// until the next switch on that CPU (the last one until the trace's end).
-std::map<int, uint64_t> busy_from_report(const ReportLines& r, uint64_t end) {
+// A CPU of one buffer: its instance ("" for the top buffer) and the CPU.
+using BufferCpu = std::pair<std::string, int>;
+
+// Busy time per CPU of each buffer from report's sched_switch lines (an instance's prefixed
+// "NAME:"): from each switch to a task other than idle until the next switch on that CPU of that
+// buffer (the last one until the trace's end).
+std::map<BufferCpu, uint64_t> busy_from_report(const ReportLines& r, uint64_t end) {
     // The sched plugin's "prev:PID [PRIO] S ==> next:PID [PRIO]", or the format's "next_pid=PID".
-    static const std::regex sw(R"(\[(\d+)\].*: sched_switch: .*(?:==> .*:(\d+) \[\d+\]|next_pid=(\d+)))");
-    std::map<int, std::pair<uint64_t, int>> open;  // cpu -> (since, pid)
-    std::map<int, uint64_t> busy;
+    static const std::regex sw(
+        R"(^(?:(\S+):\s)?.*?\[(\d+)\].*: sched_switch: .*(?:==> .*:(\d+) \[\d+\]|next_pid=(\d+)))");
+    std::map<BufferCpu, std::pair<uint64_t, int>> open;  // (since, pid)
+    std::map<BufferCpu, uint64_t> busy;
     std::smatch m;
     for (size_t i = 0; i < r.lines.size(); ++i) {
         if (!std::regex_search(r.lines[i], m, sw)) continue;
-        const int cpu = std::stoi(m[1]), next = std::stoi(m[2].matched ? m[2] : m[3]);
+        const BufferCpu cpu{m[1].str(), std::stoi(m[2])};
+        const int next = std::stoi(m[3].matched ? m[3] : m[4]);
         if (auto it = open.find(cpu); it != open.end() && it->second.second != 0)
             busy[cpu] += r.ts[i] - it->second.first;
         open[cpu] = {r.ts[i], next};
@@ -165,8 +175,10 @@ std::map<int, uint64_t> busy_from_report(const ReportLines& r, uint64_t end) {
     return busy;
 }
 
+// instances.dat's sched_switch events are all in its instance ringscope_a: each instance has CPU
+// lanes of its own ("0/ringscope_a:1", labelled "ringscope_a/CPU 1").
 TEST(ViewServer, CpuLanesKeepWidthAndBusyTime) {
-    for (const auto& name : {"basic.dat", "full.dat", "dropped.dat"}) {
+    for (const auto& name : {"basic.dat", "full.dat", "dropped.dat", "instances.dat"}) {
         ViewServer s({"--port", "0", trace_path(name)});
         ASSERT_NE(s.port(), 0);
         const json meta = get_json(s, "/api/meta");
@@ -178,7 +190,7 @@ TEST(ViewServer, CpuLanesKeepWidthAndBusyTime) {
             const json c = get_json(s, "/api/cpus?from=" + std::to_string(start) +
                                            "&to=" + std::to_string(end) + "&width=" + std::to_string(width));
             EXPECT_EQ(c["exact"].get<bool>(), width == 20000u) << name;
-            std::map<int, uint64_t> got;
+            std::map<BufferCpu, uint64_t> got;
             for (size_t l = 0; l < c["lanes"].size(); ++l) {
                 const auto& slices = c["lanes"][l]["slices"];
                 EXPECT_LE(slices.size(), width) << name << " lane " << l;
@@ -191,7 +203,8 @@ TEST(ViewServer, CpuLanesKeepWidthAndBusyTime) {
                     EXPECT_LE(b, end);
                     EXPECT_NE(sl[2].get<int>(), 0) << "idle is not sent";
                     EXPECT_GE(sl[3].get<uint64_t>(), 1u);
-                    got[meta["cpus"][l]["cpu"].get<int>()] += b - a;
+                    const json& cpu = meta["cpus"][l];
+                    got[{cpu.value("instance", ""), cpu["cpu"].get<int>()}] += b - a;
                     prev_end = b;
                 }
             }
@@ -329,6 +342,61 @@ TEST(ViewServer, SearchAndStats) {
         prev = t["run"];
         EXPECT_LE(t["wakeup_avg"].get<uint64_t>(), t["wakeup_max"].get<uint64_t>());
     }
+}
+
+// instances.dat: the tasks its instance's sched events name are found, a -F search counts the
+// instance's events as report -F prints them, and their run times are the tasks' stats.
+TEST(ViewServer, InstancesAreSearchedAndMeasured) {
+    const std::string file = trace_path("instances.dat");
+    ViewServer s({"--port", "0", file});
+    ASSERT_NE(s.port(), 0);
+    const json meta = get_json(s, "/api/meta");
+    std::vector<std::string> labels;
+    for (const auto& c : meta["cpus"]) labels.push_back(c["label"]);
+    EXPECT_NE(std::find(labels.begin(), labels.end(), "ringscope_a/CPU 1"), labels.end());
+    EXPECT_NE(std::find(labels.begin(), labels.end(), "CPU 1"), labels.end());
+    const json tasks = get_json(s, "/api/search?q=cc1plus");
+    ASSERT_FALSE(tasks["matches"].empty()) << "cc1plus runs in ringscope_a's sched_switch events";
+    EXPECT_EQ(tasks["matches"][0]["kind"], "task");
+    const std::string filter = "sched_switch: next_pid>0";
+    const json f = get_json(s, "/api/search?q=sched_switch%3A%20next_pid%3E0");
+    ASSERT_EQ(f["matches"].size(), 1u);
+    const auto r =
+        split_lines(run_shell("'" + ringscope_bin() + "' report -F '" + filter + "' '" + file + "'").out);
+    ASSERT_GT(r.size(), 1u);
+    EXPECT_EQ(f["matches"][0]["count"].get<size_t>(), r.size() - 1);
+    const json st = get_json(s, "/api/stats");
+    ASSERT_FALSE(st["tasks"].empty());
+    EXPECT_GT(st["tasks"][0]["run"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s.stop(), 0);
+}
+
+// Server memory flat in the trace size: what the summaries hold (/api/meta's "index") for full.dat
+// repeated 8 times (bench/report's trace_repeat) is within a quarter of what they hold for full.dat:
+// fixed buckets per CPU lane, at most one entry per task and bucket.
+TEST(ViewServer, SummariesStayFlatInTheTraceSize) {
+    const fs::path repeat = fs::path(RINGSCOPE_BINARY_DIR) / "bench" / "trace_repeat";
+    if (!fs::exists(repeat)) GTEST_SKIP() << repeat << " is not built (RINGSCOPE_BENCH=OFF)";
+    const fs::path x8 =
+        fs::temp_directory_path() / ("ringscope-view-x8-" + std::to_string(::getpid()) + ".dat");
+    ASSERT_EQ(run_shell("'" + repeat.string() + "' '" + trace_path("full.dat") + "' '" + x8.string() + "' 8")
+                  .status,
+              0);
+    auto summaries = [](const std::string& file) {
+        ViewServer s({"--port", "0", file});
+        EXPECT_NE(s.port(), 0) << file;
+        const json meta = get_json(s, "/api/meta");
+        const json& z = meta["index"];
+        EXPECT_GT(z["task_entries"].get<uint64_t>(), 0u) << file;
+        return std::pair{meta["total"].get<uint64_t>(), z["cpu_bytes"].get<uint64_t>() +
+                                                            z["task_bytes"].get<uint64_t>() +
+                                                            z["dropped_bytes"].get<uint64_t>()};
+    };
+    const auto [events1, bytes1] = summaries(trace_path("full.dat"));
+    const auto [events8, bytes8] = summaries(x8.string());
+    fs::remove(x8);
+    EXPECT_EQ(events8, 8 * events1);
+    EXPECT_LE(bytes8, bytes1 + bytes1 / 4) << "x1: " << bytes1 << " bytes, x8: " << bytes8;
 }
 
 }  // namespace
