@@ -383,8 +383,9 @@ uint64_t expect_cut_error(const ChildEnd& end, const std::string& path, const st
     return at == std::string::npos ? 0 : std::strtoull(end.err.c_str() + at + 9, nullptr, 10);
 }
 
-// A file cut short under a -j worker, which checks no size: MappedGuard turns the SIGBUS of its
-// touch past the new end into the error line and exit status 1 (it was a crash).
+// A file cut short where nothing checks its size (ptdump -j without PagesBehind: the PSB cut
+// search, then the workers): MappedGuard turns the SIGBUS of the first touch past the new end into
+// the error line and exit status 1 (it was a crash).
 TEST(IptWindow, MappedTraceCutUnderAWorkerIsAnError) {
     std::vector<uint8_t> raw = realistic(4, 500);
     const std::string path = write_temp(raw, "ipt_guard_cut");

@@ -186,7 +186,6 @@ class FlowStream : public EventStream {
     }
 
     TraceBytes owned_;
-    PagesBehind pages_{owned_};  // when owned_ is mapped: its pages behind the walk given back
     IptContext ctx_;
     std::unique_ptr<Image> image_;
     std::unique_ptr<Symbols> symbols_;
@@ -200,6 +199,8 @@ class FlowStream : public EventStream {
     bool jumped_ = false;                   // the next run follows the last one's branch
     std::deque<Pending> queue_;
     Pending current_;
+    // When owned_ is mapped: its pages behind the walk given back (walk_ keeps its address only).
+    PagesBehind pages_{owned_};
 };
 
 // The comma-separated values of an -O option, each added to the image.
