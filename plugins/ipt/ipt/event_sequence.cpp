@@ -14,11 +14,12 @@ constexpr size_t padded(size_t size) noexcept {
 }  // namespace
 
 EventSequence::EventSequence(const Config& config, const EventBuilder& builder, unsigned threads,
-                             uint64_t part_bytes, CallerDecodes caller)
-    : config_(config), builder_(builder), caller_(caller), carry_(config), limit_(config.end) {
+                             uint64_t part_bytes, CallerDecodes caller, PagesBehind* pages)
+    : config_(config), builder_(builder), caller_(caller), pages_(pages), carry_(config), limit_(config.end) {
     built_.bytes = &payload_;
     if (threads <= 1) return;
-    cuts_ = psb_cuts(config, part_bytes);
+    cuts_ = psb_cuts(config, part_bytes, pages);
+    if (pages && pages->failed()) cuts_.clear();
     if (cuts_.size() < 3) {
         // One part or none: nothing to do in parallel.
         cuts_.clear();
@@ -75,12 +76,21 @@ void EventSequence::decode_part(size_t i) {
     part.end_state = state;
 }
 
+bool EventSequence::keep_up() {
+    uint64_t at = 0;
+    if (!pages_ || carry_.get_offset(at) < 0 || pages_->at(at)) return true;
+    state_.status = pages_->error();
+    state_.done = true;
+    return false;
+}
+
 void EventSequence::release_current() {
     if (next_part_ == 0) return;
     pipeline_->release(next_part_ - 1);
 }
 
 bool EventSequence::advance() {
+    if (!keep_up()) return false;
     uint64_t at = 0;
     carry_.get_offset(at);
     for (;;) {
@@ -127,6 +137,10 @@ bool EventSequence::advance() {
 bool EventSequence::next(EventView& out) {
     if (!started_) {
         started_ = true;
+        if (pages_ && pages_->failed()) {
+            state_.status = pages_->error();
+            return false;
+        }
         if (!builder_.resync(carry_, state_)) return false;
         if (pipeline_ && !advance()) return false;
     }
@@ -151,6 +165,7 @@ bool EventSequence::next(EventView& out) {
             continue;
         }
         if (builder_.next(carry_, state_, built_, limit_)) {
+            if (!keep_up()) return false;
             out.type = built_.type;
             out.ts = built_.ts;
             out.missed = built_.missed;

@@ -18,6 +18,7 @@
 
 #include "ipt/event_builder.hpp"
 #include "ipt/ordered_pipeline.hpp"
+#include "ipt/pages_behind.hpp"
 
 namespace ringscope::ipt {
 
@@ -39,8 +40,10 @@ class EventSequence {
 
     // threads <= 1: one serial decode on the caller's thread. Otherwise threads - 1 workers (the
     // caller is the last thread), at most threads + 1 parts in flight.
+    // With pages (over the mapped file config's bytes are), the pages behind the serial decode are
+    // given back, and the events end with an error where the file shrank.
     EventSequence(const Config& config, const EventBuilder& builder, unsigned threads, uint64_t part_bytes,
-                  CallerDecodes caller = CallerDecodes::when_ahead);
+                  CallerDecodes caller = CallerDecodes::when_ahead, PagesBehind* pages = nullptr);
     ~EventSequence();
 
     // The next event; false at the end or on an error (status()).
@@ -75,10 +78,13 @@ class EventSequence {
     // Moves to the next part the serial decode needs; false when there is none.
     bool advance();
     void release_current();
+    // Moves pages_ to where the serial decode is; false (status() says why) where the file shrank.
+    bool keep_up();
 
     Config config_;
     const EventBuilder& builder_;
     CallerDecodes caller_;
+    PagesBehind* pages_;
     std::vector<uint64_t> cuts_;
     size_t parts_ = 0;
     std::vector<Part> slots_;

@@ -16,6 +16,7 @@
 #include "ipt/event_context.hpp"
 #include "ipt/event_sequence.hpp"
 #include "ipt/packet_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
@@ -88,10 +89,12 @@ class IptStream : public EventStream {
     IptStream(TraceBytes owned, std::span<const uint8_t> bytes, std::string path,
               const ResolverService& resolvers, unsigned threads)
         : owned_(std::move(owned)),
+          pages_(owned_),
           ctx_(path, resolvers, make_types()),
           config_(stream_config(bytes)),
           builder_(config_, resolvers, std::move(path)),
-          events_(config_, builder_, threads, kPartBytes) {}
+          events_(config_, builder_, threads, kPartBytes, EventSequence::CallerDecodes::when_ahead,
+                  owned_.mapped() ? &pages_ : nullptr) {}
 
     const TraceContext& context() const override { return ctx_; }
     std::vector<const EventType*> types() const override { return ctx_.all(); }
@@ -105,6 +108,7 @@ class IptStream : public EventStream {
 
   private:
     TraceBytes owned_;
+    PagesBehind pages_;  // over owned_ when it is mapped
     IptContext ctx_;
     Config config_;
     EventBuilder builder_;
@@ -139,10 +143,20 @@ int IptDecoder::probe(std::span<const uint8_t> head) const {
 
 namespace {
 
-// The bytes of in: mapped by the caller, read from its path, or read from its fd (a pipe: the PSB
-// search needs the whole buffer). owned holds them unless they are mapped.
+// The bytes of in: a regular file mapped again here (TraceBytes::map: its pages given back behind
+// the decoder, a cut file an error, not SIGBUS, which the caller's mapping would be), mapped by
+// the caller, read from its path, or read from its fd (a pipe: the PSB search needs the whole
+// buffer). owned holds them unless the caller's mapping is used.
 Status input_bytes(const InputSource& in, TraceBytes& owned, std::span<const uint8_t>& view) {
     if (!in.mapped.empty()) {
+        // The caller mapped a regular file: the same file by its path, unless it is no longer the
+        // same size (replaced meanwhile).
+        if (auto bytes = TraceBytes::map(in.path);
+            bytes && bytes->mapped() && bytes->size() == in.mapped.size()) {
+            owned = std::move(*bytes);
+            view = std::span<const uint8_t>(owned.begin(), owned.size());
+            return Status::success();
+        }
         view = in.mapped;
         return Status::success();
     }

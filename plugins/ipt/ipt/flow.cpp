@@ -418,15 +418,6 @@ int decode_segment(Segment& s, int status, bool resumed) {
     }
 }
 
-// The serial decode gives back the pages of a mapped trace behind it, and stops where it shrank.
-struct PagesHook : FlowHook {
-    explicit PagesHook(const TraceBytes& bytes) : pages(bytes) {}
-    Step at_step(InsnDecoder&, const FlowLoopState&, uint64_t offset) override {
-        return pages.at(offset) ? go : stop;
-    }
-    PagesBehind pages;
-};
-
 }  // namespace
 
 bool FlowRun::run(const uint64_t* start, bool open_stack) {
@@ -523,21 +514,23 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     o.config.keep_tcal_on_ovf = o.block ? o.keep_tcal_block : o.keep_tcal_insn;
     Stats stats;
     o.out = out;
+    // The serial decode and -j's parts give back the pages of a mapped trace behind them.
+    PagesBehind pages(*bytes);
     if (o.jobs > 1) {
-        const FlowParallelCount c = flow_decode_parallel(in.image, o, stats);
+        const FlowParallelCount c = flow_decode_parallel(in.image, o, stats, &pages);
         if (o.stat_jobs)
             std::fprintf(err, "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu\n", c.parts,
                          c.joined, c.handed_on, c.sequential_from);
     } else {
         InsnDecoder decoder(o.config, in.image, o.filter);
         decoder.set_tick_events(o.event_tick);
-        PagesHook pages(*bytes);
-        FlowRun(decoder, in.image, o, stats, &pages).run();
-        if (pages.pages.failed()) {
-            std::fflush(out);
-            std::fprintf(err, "ringscope ipt flow: %s\n", pages.pages.error().to_string().c_str());
-            return 1;
-        }
+        PagesHook hook(pages);
+        FlowRun(decoder, in.image, o, stats, &hook).run();
+    }
+    if (pages.failed()) {
+        std::fflush(out);
+        std::fprintf(err, "ringscope ipt flow: %s\n", pages.error().to_string().c_str());
+        return 1;
     }
     if (o.stats) {
         const unsigned flags = o.stat_flags ? o.stat_flags : 3u;

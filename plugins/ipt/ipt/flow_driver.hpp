@@ -7,6 +7,7 @@
 
 #include "ipt/config.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 
 namespace ringscope::ipt {
 
@@ -90,6 +91,18 @@ class FlowRun {
     int status_ = 0;  // the status to go on with at a suspended step
 };
 
+// Gives back the pages of a mapped trace behind the decode, and stops it where the file shrank.
+class PagesHook final : public FlowHook {
+  public:
+    explicit PagesHook(PagesBehind& pages) : pages_(pages) {}
+    Step at_step(InsnDecoder&, const FlowLoopState&, uint64_t offset) override {
+        return pages_.at(offset) ? go : stop;
+    }
+
+  private:
+    PagesBehind& pages_;
+};
+
 // The flow as FlowRun decodes it, to the end.
 void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, FlowStats& stats);
 
@@ -101,6 +114,9 @@ struct FlowParallelCount {
 };
 
 // ipt flow -j: the same output from o.jobs threads (flow_parallel.cpp).
-FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o, FlowStats& stats);
+// With pages (over the mapped trace), the pages behind the part whose output is taken are given
+// back, and decoding stops where the file shrank (pages->failed()).
+FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o, FlowStats& stats,
+                                       PagesBehind* pages = nullptr);
 
 }  // namespace ringscope::ipt

@@ -86,6 +86,11 @@ class FlowStream : public EventStream {
 
     const TraceContext& context() const override { return ctx_; }
     std::vector<const EventType*> types() const override { return ctx_.all(); }
+    // The file shrank under the walk (it ended there).
+    Status status() const override {
+        if (pages_.failed()) return pages_.error();
+        return Status::success();
+    }
     bool next(Event& out) override {
         while (queue_.empty() && !done_) step();
         if (queue_.empty()) return false;
@@ -185,7 +190,7 @@ class FlowStream : public EventStream {
     std::unique_ptr<Image> image_;
     std::unique_ptr<Symbols> symbols_;
     InsnDecoder decoder_;
-    FlowWalk walk_{decoder_};
+    FlowWalk walk_{decoder_, owned_.mapped() ? &pages_ : nullptr};
     const bool branches_;
     bool done_ = false;
     uint64_t tsc_ = 0;                      // the time at the end of the last run
@@ -194,6 +199,8 @@ class FlowStream : public EventStream {
     bool jumped_ = false;                   // the next run follows the last one's branch
     std::deque<Pending> queue_;
     Pending current_;
+    // When owned_ is mapped: its pages behind the walk given back (walk_ keeps its address only).
+    PagesBehind pages_{owned_};
 };
 
 // The comma-separated values of an -O option, each added to the image.

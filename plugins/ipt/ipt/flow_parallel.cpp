@@ -116,7 +116,6 @@ struct Part {
     bool suspended() const { return run != nullptr; }
     // The run is done: its output in buf, its decoder back in the pool.
     void finish(DecoderPool& pool);
-    void free_buffer() { std::string().swap(buf); }
     ~Part();
 };
 
@@ -129,15 +128,18 @@ struct StreamPackets {
     bool cyc = false, trig = false;
 };
 
-StreamPackets may_have(const Config& config) {
+// A pass over the whole stream: with pages, the pages behind it are given back (then restarted).
+StreamPackets may_have(const Config& config, PagesBehind* pages) {
     PacketDecoder packets(config);
     if (packets.sync_forward() < 0) return {};
     StreamPackets has;
-    const int err = packets.for_each([&](uint64_t, const Packet& p) {
+    const int err = packets.for_each([&](uint64_t offset, const Packet& p) {
         has.cyc |= p.type == PacketType::cyc;
         has.trig |= p.type == PacketType::trig;
+        if (pages) pages->at(offset);
     });
     if (err != -pte_eos) has = {true, true};
+    if (pages) pages->restart();
     return has;
 }
 
@@ -244,14 +246,18 @@ std::FILE* append_to(std::string& to) {
     return f;
 }
 
-void decode_part(std::vector<Part>& parts, DecoderPool& pool, const Image& image, const FlowOptions& o,
+// Parts in flight: made ahead of the workers (a part's hook reads the next one) and freed once
+// joined, so that their marks and text do not stay to the end.
+using Parts = std::vector<std::unique_ptr<Part>>;
+
+void decode_part(Parts& parts, DecoderPool& pool, const Image& image, const FlowOptions& o,
                  const std::vector<uint64_t>& cuts, size_t k, uint64_t window, FlowCompare compare) {
-    Part& part = parts[k];
+    Part& part = *parts[k];
     part.o = o;
     part.o.out = append_to(part.buf);
     part.decoder = pool.take(k == 0);
     const bool has_next = k + 2 < cuts.size();
-    part.hook = std::make_unique<PartHook>(part, has_next ? &parts[k + 1] : nullptr, k > 0, cuts[k],
+    part.hook = std::make_unique<PartHook>(part, has_next ? parts[k + 1].get() : nullptr, k > 0, cuts[k],
                                            has_next ? cuts[k + 1] : 0, has_next, compare, window);
     part.run = std::make_unique<FlowRun>(*part.decoder, image, part.o, part.stats, part.hook.get());
     // Part 0 is the sequential decode from the stream's start; the others do not know the
@@ -321,22 +327,32 @@ void add(FlowStats& to, const FlowStats& end, const FlowStats& begin) {
 
 }  // namespace
 
-FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o, FlowStats& stats) {
+FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o, FlowStats& stats,
+                                       PagesBehind* pages) {
     const uint64_t part_bytes = o.part_bytes ? o.part_bytes : 64 * 1024;
     const uint64_t window = part_bytes < kMaxWindow ? part_bytes : kMaxWindow;
-    std::vector<uint64_t> cuts = psb_cuts(o.config, part_bytes);
+    std::vector<uint64_t> cuts = psb_cuts(o.config, part_bytes, pages);
+    if (pages && pages->failed()) return {};
     const size_t n = cuts.size() < 2 ? 1 : cuts.size() - 1;
     if (cuts.size() < 2) cuts = {0, 0};
-    const StreamPackets has = may_have(o.config);
+    const StreamPackets has = may_have(o.config, pages);
+    if (pages && pages->failed()) return {};
     const FlowCompare compare{o.event_time || o.event_tick, (o.event_time || o.event_tick) && has.cyc,
                               has.trig};
     DecoderPool pool(o, image);
-    std::vector<Part> parts(n);
+    Parts parts(n);
+    // Parts below released + in_flight start: the one after the last of them is made too.
+    const size_t in_flight = o.jobs + 1;
+    size_t made = 0;
+    auto make_to = [&](size_t last) {
+        for (; made <= last && made < n; ++made) parts[made] = std::make_unique<Part>();
+    };
+    make_to(in_flight);
     FlowParallelCount count{n, 0, 0, n};
     uint64_t written = 0;
     bool done = false;
     {
-        OrderedPipeline pipe(n, o.jobs, o.jobs + 1,
+        OrderedPipeline pipe(n, o.jobs, in_flight,
                              [&](size_t k) { decode_part(parts, pool, image, o, cuts, k, window, compare); });
         size_t cur = 0;
         Mark start;  // where part cur's output is used from
@@ -346,7 +362,7 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             written += static_cast<uint64_t>(to - from);
         };
         for (size_t k = 1; k <= n; ++k) {
-            Part& c = parts[cur];
+            Part& c = *parts[cur];
             if (k == n || !c.stopped) {
                 // The last part, or one that decoded to the end: the rest is its output.
                 take(c, start.out, static_cast<long>(c.buf.size()));
@@ -356,7 +372,7 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             }
             pipe.wait(k);
             size_t ta = 0, fb = 0;
-            if (!find_join(c, start.step, parts[k], ta, fb)) {
+            if (!find_join(c, start.step, *parts[k], ta, fb)) {
                 count.sequential_from = k;
                 break;
             }
@@ -364,17 +380,17 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             const Mark& t = c.tail[ta];
             take(c, start.out, t.out);
             add(stats, t.stats, start.stats);
-            count.handed_on += hand_on(parts[k], fb, t, pool);
-            start = parts[k].fresh[fb];
-            c.free_buffer();
-            c.fresh.clear();
-            c.tail.clear();
-            pipe.release(k - 1);
+            count.handed_on += hand_on(*parts[k], fb, t, pool);
+            start = parts[k]->fresh[fb];
+            parts[cur].reset();  // done: no worker reads it any more
             cur = k;
+            if (pages && !pages->at(cuts[k])) break;
+            make_to(k + in_flight);
+            pipe.release(k - 1);
         }
     }  // the workers have stopped: no part is written to any more
     parts.clear();
-    if (done) return count;
+    if (done || (pages && pages->failed())) return count;
     // No join: sequentially from the start, without what is written already.
     SkipSink sink{o.out, written};
     cookie_io_functions_t io{};
@@ -385,7 +401,13 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
     stats = FlowStats{};
     InsnDecoder d(o.config, image, o.filter);
     d.set_tick_events(o.event_tick);
-    flow_decode(d, image, so, stats);
+    if (pages) {
+        pages->restart();
+        PagesHook hook(*pages);
+        FlowRun(d, image, so, stats, &hook).run();
+    } else {
+        flow_decode(d, image, so, stats);
+    }
     std::fclose(so.out);
     return count;
 }

@@ -6,7 +6,11 @@
 // At each step the file's size is checked too: a file cut short below the mapping would raise
 // SIGBUS on the next touch past its new end; instead the step fails and error() names the file
 // and the offset. (A cut made after the last check, within a step, still raises SIGBUS: a mapped
-// file's own behaviour.)
+// file's own behaviour, which MappedGuard turns into the same kind of error and exit status 1.)
+//
+// A pass on several threads (psb_parts.hpp, flow -j, report's parts) moves it along the position
+// whose output is taken, in stream order: the workers ahead of it read at most the parts in
+// flight, a bounded window.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +36,10 @@ class PagesBehind {
     // (error() says so).
     bool at(uint64_t offset) {
         return forward_ ? (offset < next_ || step(offset)) : (offset >= next_ || step(offset));
+    }
+    // A second pass from the start (forward): the pages of the first are dropped as it goes.
+    void restart() {
+        if (forward_ && next_ != UINT64_MAX) next_ = 0, dropped_ = 0;
     }
     const Error& error() const noexcept { return error_; }
     bool failed() const noexcept { return failed_; }

@@ -13,17 +13,21 @@
 
 #include "ipt/config.hpp"
 #include "ipt/packet_decoder.hpp"
+#include "ipt/pages_behind.hpp"
 
 namespace ringscope::ipt {
 
 // Offsets of PSBs about part_bytes apart, the first PSB a decoder syncs to first, then the
-// stream's size; empty when the stream has no PSB.
-std::vector<uint64_t> psb_cuts(const Config& config, uint64_t part_bytes);
+// stream's size; empty when the stream has no PSB. With pages, the pages looked at are given back
+// behind the search (then pages->restart() for the decode), and the search stops where the file
+// shrank (pages->failed()).
+std::vector<uint64_t> psb_cuts(const Config& config, uint64_t part_bytes, PagesBehind* pages = nullptr);
 
 // Runs work(i) for i in [0, n) on up to `threads` threads and take(i) on the calling thread in
-// order; at most `window` parts are started and not yet taken (bounded memory).
+// order; at most `window` parts are started and not yet taken (bounded memory). Once stop() is
+// true (asked after each take), no more work starts and no more takes are made.
 void run_in_order(size_t n, unsigned threads, size_t window, const std::function<void(size_t)>& work,
-                  const std::function<void(size_t)>& take);
+                  const std::function<void(size_t)>& take, const std::function<bool()>& stop = nullptr);
 
 // run(Part&, PacketDecoder&, uint64_t stop) decodes from the decoder's position until a packet
 // would start at or after stop, and returns the offset it stopped at (the stream's size at the
@@ -35,10 +39,12 @@ struct PartCount {
 
 // The parts between cuts (offsets in carry's buffer, ascending; cuts.front() == at): part 0 goes on
 // from carry (where the previous cuts' parts stopped), the others start on their PSB. carry and
-// at are left where decoding stopped, for cuts that follow in the same stream.
+// at are left where decoding stopped, for cuts that follow in the same stream. With pages, the
+// pages behind the part taken are given back (the workers read ahead of it, within the window of
+// parts in flight), and decoding stops where the file shrank (pages->failed()).
 template <class Part, class Run, class Take>
 void decode_cut_parts(const std::vector<uint64_t>& cuts, unsigned threads, PacketDecoder& carry, uint64_t& at,
-                      PartCount& count, Run run, Take take) {
+                      PartCount& count, Run run, Take take, PagesBehind* pages = nullptr) {
     if (cuts.size() < 2) return;
     const size_t n = cuts.size() - 1;
     count.parts += n;
@@ -67,18 +73,20 @@ void decode_cut_parts(const std::vector<uint64_t>& cuts, unsigned threads, Packe
                 at = run(rest, carry, cuts[i + 1]);
                 take(rest);
             }
-        });
+        },
+        [&] { return pages && !pages->at(at); });
 }
 
 template <class Part, class Run, class Take>
-PartCount decode_psb_parts(const Config& config, unsigned threads, uint64_t part_bytes, Run run, Take take) {
+PartCount decode_psb_parts(const Config& config, unsigned threads, uint64_t part_bytes, Run run, Take take,
+                           PagesBehind* pages = nullptr) {
     PartCount count;
-    std::vector<uint64_t> cuts = psb_cuts(config, part_bytes);
-    if (cuts.size() < 2) return count;
+    std::vector<uint64_t> cuts = psb_cuts(config, part_bytes, pages);
+    if (cuts.size() < 2 || (pages && pages->failed())) return count;
     PacketDecoder carry(config);
     carry.sync_set(cuts[0]);
     uint64_t at = cuts[0];
-    decode_cut_parts<Part>(cuts, threads, carry, at, count, run, take);
+    decode_cut_parts<Part>(cuts, threads, carry, at, count, run, take, pages);
     return count;
 }
 

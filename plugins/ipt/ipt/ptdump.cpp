@@ -47,7 +47,8 @@ int ptdump(const Config& config, const PtdumpOptions& options, std::FILE* out, u
         [&](Part& part) {
             std::fwrite(part.text.data(), 1, part.text.size(), out);
             if (part.status < 0 && status == 0) status = part.status;
-        });
+        },
+        pages);
     return status;
 }
 

@@ -5,8 +5,8 @@
 // touches them, and PagesBehind (pages_behind.hpp) gives back those it has passed, so that the
 // resident memory of a pass over the stream stays flat in its size. A file cut short while it is
 // mapped raises SIGBUS on a touch past its new end: PagesBehind checks the size before each of
-// its steps and stops the command with an error, which leaves only a file cut within the step the
-// decoder is in (the kernel's own behaviour for every mapped file).
+// its steps and stops the command with an error; a cut within a step (or met by a -j worker) is
+// caught by MappedGuard (mapped_guard.hpp), which ends the command with the same one-line error.
 #pragma once
 
 #include <cstddef>
