@@ -682,7 +682,7 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
     }
     if (!index && !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &index)) index = 0;
     uint64_t bits = 0, ninsn = 0;
-    unsigned n = query_.peek_bits(63, bits), used = 0, count = 0;
+    unsigned n = query_.peek_bits(63, bits), used = 0, count = 0, direct = 0;
     int status = 0;
     bool stale = false;  // ip_ not set since the last run taken (it is run index's)
     while (index && count < kMaxWalk) {
@@ -693,6 +693,7 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
             // Taken or not without a branch on the bit (it mispredicts where not biased).
             const unsigned slot = cond ? static_cast<unsigned>((bits >> (n - 1 - used)) & 1) : 0;
             used += cond;
+            direct += !cond;
             walk_[count++] = index;
             ninsn += h.ninsn;
             if (h.kind == HotRun::call) retstack_.push(cache_.at(index).end_ip + cache_.at(index).last.size);
@@ -752,6 +753,9 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
     link_generation_ = cache_.generation();
     path.ninsn = ninsn;
     path.nruns = count;
+    // The runs not ended by a direct branch were ended by a conditional one (hot or out of bits)
+    // or by one that is neither direct nor conditional (returns, indirect and far branches).
+    path.ends = count - direct;
     path.runs = walk_;
     path.mode = mode_;
     path.speculative = speculative_;

@@ -58,6 +58,10 @@ void run_of_insn(InsnRun& run, const Insn& insn) noexcept;
 struct InsnPath {
     uint64_t ninsn = 0;
     uint32_t nruns = 0;
+    // Of the runs, those whose last instruction ends a block as ptxed counts them without
+    // --block:end-on-*: every one but those ended by a direct jump or call. With the last run's
+    // own, a consumer counts the path's blocks without a loop over its runs.
+    uint32_t ends = 0;
     const uint32_t* runs = nullptr;  // valid until the decoder's next call
     ExecMode mode = em_unknown;      // of the runs
     bool speculative = false;
