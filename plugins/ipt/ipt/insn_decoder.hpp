@@ -177,7 +177,7 @@ class InsnDecoder {
     DecodedInsn ret_iext_;
 
   public:
-    static constexpr unsigned kMaxWalk = 64;
+    static constexpr unsigned kMaxWalk = 256;
 
   private:
     uint32_t walk_[kMaxWalk] = {};
