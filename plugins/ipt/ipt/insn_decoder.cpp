@@ -655,13 +655,15 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_next(uint32_t index, int sl
     return next;
 }
 
-// The successor of a run of HotRun::cond, jump or call in slot: sets ip_ to it and returns its
-// index, remembered in the HotRun, or 0 (nothing decodes there, or the cache would start again).
+// The successor of a run of HotRun::cond, jump or call in slot (of a ret: at ip_): sets ip_ to it
+// and returns its index, remembered in the HotRun, or 0 (nothing decodes there, or the cache would
+// start again).
 __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigned slot) noexcept {
     const CachedRun& run = cache_.at(index);
     const uint64_t after = run.end_ip + run.last.size;
     const uint64_t target = after + static_cast<uint64_t>(static_cast<int64_t>(run.last.displacement));
-    ip_ = cache_.hot(index).kind == HotRun::cond && !slot ? after : target;
+    const HotRun::Kind kind = cache_.hot(index).kind;
+    if (kind != HotRun::ret) ip_ = kind == HotRun::cond && !slot ? after : target;
     uint32_t next = 0;
     if (cache_.full() || !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &next)) return 0;
     cache_.hot(index).next[slot] = next;
@@ -696,9 +698,31 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
             direct += !cond;
             walk_[count++] = index;
             ninsn += h.ninsn;
-            if (h.kind == HotRun::call) retstack_.push(cache_.at(index).end_ip + cache_.at(index).last.size);
+            // With the call's run, whose HotRun keeps where its return goes (next[1]).
+            if (h.kind == HotRun::call)
+                retstack_.push(cache_.at(index).end_ip + cache_.at(index).last.size,
+                               uint64_t{cache_.generation()} << 32 | index);
             const uint32_t next = h.next[slot];
             index = next ? next : link_hot(index, slot);
+            stale = true;
+            continue;
+        }
+        uint64_t to = 0, hint = 0;
+        if (h.kind == HotRun::ret && used < n && ((bits >> (n - 1 - used)) & 1) &&
+            retstack_.pop(to, hint) == 0) {
+            // A compressed return: where it went from the call walked (a call pushed it in this
+            // cache's generation), else where this return went last, else looked up.
+            ++used;
+            walk_[count++] = index;
+            ninsn += h.ninsn;
+            const uint32_t call = hint >> 32 == cache_.generation() ? static_cast<uint32_t>(hint) : 0;
+            uint32_t next = call ? cache_.hot(call).next[1] : h.next[1];
+            if (!next || cache_.at(next).ip != to || cache_.at(next).mode != mode_) {
+                ip_ = to;
+                next = link_hot(index, 1);
+                if (call && next) cache_.hot(call).next[1] = next;
+            }
+            index = next;
             stale = true;
             continue;
         }
