@@ -726,6 +726,34 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
             stale = true;
             continue;
         }
+        if (h.kind == HotRun::cond && !tick_events_) {
+            // Past the bits at hand: the query decoder's answer, as proceed asks for it.
+            if (used) {
+                query_.skip_bits(used);
+                status_ = 0;
+                used = 0;
+            }
+            int taken = 0;
+            status = query_.cond_branch(taken);
+            walk_[count++] = index;
+            ninsn += h.ninsn;
+            if (status < 0 || ((status_ = status) & (pts_event_pending | pts_eos))) {
+                // Where proceed leaves ip_: after the branch, or at its target.
+                const CachedRun& run = cache_.at(index);
+                ip_ = run.end_ip + run.last.size;
+                if (status >= 0 && taken)
+                    ip_ += static_cast<uint64_t>(static_cast<int64_t>(run.last.displacement));
+                if (status >= 0) status = 0;
+                stale = false;
+                break;
+            }
+            status = 0;
+            n = query_.peek_bits(63, bits);
+            const uint32_t next = h.next[taken];
+            index = next ? next : link_hot(index, static_cast<unsigned>(taken));
+            stale = true;
+            continue;
+        }
         stale = false;
         const CachedRun& run = cache_.at(index);
         ip_ = run.ip;
