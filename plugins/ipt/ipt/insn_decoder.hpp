@@ -137,6 +137,13 @@ class InsnDecoder {
     // decodes there, or the cache would start again).
     uint32_t link_next(uint32_t index, int slot) noexcept;
     uint32_t link_hot(uint32_t index, unsigned slot) noexcept;
+    // next_path's steps (insn_walk.cpp): each takes run w.index when it is of its kind (true).
+    struct Walk;
+    bool walk_direct(Walk& w, const HotRun& h) noexcept;
+    bool walk_return(Walk& w, const HotRun& h) noexcept;
+    bool walk_refill(Walk& w, const HotRun& h) noexcept;
+    void walk_cold(Walk& w) noexcept;
+    void walk_skip_bits(Walk& w) noexcept;
     // Whether the instructions from begin reach end without a branch the trace decides (at most
     // steps of them): 1, else 0.
     int range_is_contiguous(uint64_t begin, uint64_t end, int steps) const noexcept;
