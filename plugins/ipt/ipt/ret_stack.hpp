@@ -25,9 +25,9 @@ class RetStack {
     void push(uint64_t ip, uint64_t hint = 0) noexcept {
         stack_[top_] = ip;
         hint_[top_] = hint;
-        top_ = (top_ + 1) % kSize;
+        top_ = top_ + 1 == kSize ? 0 : top_ + 1;
         // Full: the oldest entry goes.
-        if (top_ == bottom_) bottom_ = (bottom_ + 1) % kSize;
+        if (top_ == bottom_) bottom_ = bottom_ + 1 == kSize ? 0 : bottom_ + 1;
         if (open_) [[unlikely]]
             note_push();
     }
