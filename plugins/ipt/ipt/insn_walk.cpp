@@ -103,6 +103,8 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
     int taken = 0;
     w.status = query_.cond_branch(taken);
     w.take(walk_, w.index, h.ninsn);
+    // As proceed counts for libipt master's TRIG: the branch's IP is the last the trace gave.
+    since_anchor_ = w.status < 0 ? since_anchor_ + 1 : 0;
     if (w.status < 0 || ((status_ = w.status) & (pts_event_pending | pts_eos))) {
         const CachedRun& run = cache_.at(w.index);
         ip_ = run.end_ip + run.last.size;
