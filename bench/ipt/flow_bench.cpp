@@ -1,13 +1,15 @@
 // ipt_flow_bench: the instruction flow (`ipt flow`'s decoder) against libipt 2.0.5's block and
 // instruction decoders (bench/reference/flow_libipt.c) on the same stream and code, in the same
 // process. The stream is a trace of a made-up program (flow_program.hpp). Ours runs as
-// InsnDecoder::next_block (runs of instructions from the block cache) and as next() (one
-// instruction at a time); every decoder must agree on the instruction count, events, errors and
-// a hash of every jump in control's path, or the line says RESULTS DIFFER. flow-j1 and flow-jN are
+// InsnDecoder::next_path (walks over the block cache's runs, each run handed to the loop) and as
+// next() (one instruction at a time); every decoder must agree on the instruction count, events,
+// errors and a hash of every jump in control's path, or the line says RESULTS DIFFER.
+// ours-count is next_path with only the counts taken (InsnPath::ninsn, as `ipt flow --quiet`
+// takes a path without a loop over its runs): no hash, its counts are compared. flow-j1 and flow-jN are
 // `ipt flow --quiet --stat` (the command's whole decode, -j 1 and -j N) on the same files: their
 // CPU time is the process's (all threads), and only their instruction count is compared.
 //   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N]
-//                  [--only ours|block|insn|ours-insn|flow-j1|flow-jN]
+//                  [--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN]
 //                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
 #include <algorithm>
 #include <chrono>
@@ -46,9 +48,12 @@ Result median(std::vector<Result> runs) {
     return runs[runs.size() / 2];
 }
 
-// ptxed's loop over our decoder, next() or next_block(), reduced as flow_libipt.c reduces libipt's.
+// How ours() takes the flow: next_path's runs one by one, next_path's counts only, or next().
+enum class Way { path, count, insn };
+
+// ptxed's loop over our decoder, reduced as flow_libipt.c reduces libipt's.
 flow_libipt_result ours(const ri::Config& config, const ri::Image& image, const flow_libipt_code& code,
-                        bool block) {
+                        Way way) {
     flow_libipt_result r{};
     ri::InsnDecoder d(config, image);
     flow_libipt_path path{};
@@ -72,7 +77,7 @@ flow_libipt_result ours(const ri::Config& config, const ri::Image& image, const 
                 status = -ri::pte_eos;
                 break;
             }
-            if (block) {
+            if (way == Way::path) {
                 ri::InsnPath p;
                 status = d.next_path(p);
                 const ri::BlockCache& cache = d.block_cache();
@@ -85,13 +90,10 @@ flow_libipt_result ours(const ri::Config& config, const ri::Image& image, const 
                     r.hash = flow_libipt_step(&path, &code, r.hash, p.single.ip, r.insn, p.single.end_ip);
                     r.insn += p.single.ninsn;
                 }
-            } else if (block) {
-                ri::InsnRun run;
-                status = d.next_block(run);
-                if (run.ninsn) {
-                    r.hash = flow_libipt_step(&path, &code, r.hash, run.ip, r.insn, run.end_ip);
-                    r.insn += run.ninsn;
-                }
+            } else if (way == Way::count) {
+                ri::InsnPath p;
+                status = d.next_path(p);
+                r.insn += p.ninsn;
             } else {
                 ri::Insn insn;
                 status = d.next(insn);
@@ -151,15 +153,19 @@ struct Decoder {
     std::string name;
     std::function<Result()> run;
     bool command = false;  // flow-j*: its own clocks, the instruction count only
+    bool counts = false;   // ours-count: no hash, the counts only
 };
 
 // Each decoder's medians, then the ratios: the first decoder's against each, and each flow-j*'s
-// against libipt's.
+// and ours-count's against libipt's.
 void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med, double mib) {
     for (size_t k = 0; k < decoders.size(); ++k) {
         const Result& m = med[k];
-        const bool agree =
-            decoders[k].command ? m.r.insn == med[0].r.insn && !m.r.errors : same(m.r, med[0].r);
+        const flow_libipt_result& o = med[0].r;
+        const bool agree = decoders[k].command ? m.r.insn == o.insn && !m.r.errors
+                           : decoders[k].counts || decoders[0].counts
+                               ? m.r.insn == o.insn && m.r.events == o.events && m.r.errors == o.errors
+                               : same(m.r, o);
         std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
                     " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
                     decoders[k].name.c_str(), m.seconds, m.wall, mib / m.seconds,
@@ -169,9 +175,9 @@ void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med
     for (size_t k = 1; k < decoders.size(); ++k)
         std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name.c_str(),
                     med[k].seconds / med[0].seconds, decoders[k].name.c_str(), med[k].wall / med[0].wall);
-    // The command against libipt's decoders.
+    // The command and ours-count against libipt's decoders.
     for (size_t f = 0; f < decoders.size(); ++f) {
-        if (!decoders[f].command) continue;
+        if (!decoders[f].command && !decoders[f].counts) continue;
         for (size_t k = 0; k < decoders.size(); ++k) {
             if (decoders[k].name != "block" && decoders[k].name != "insn") continue;
             std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[f].name.c_str(),
@@ -183,7 +189,7 @@ void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med
 int usage() {
     std::fputs(
         "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N] "
-        "[--only ours|block|insn|ours-insn|flow-j1|flow-jN] [--write PREFIX]\n",
+        "[--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN] [--write PREFIX]\n",
         stderr);
     return 2;
 }
@@ -261,10 +267,11 @@ int main(int argc, char** argv) {
         return [&, j] { return flow_command(code_path, pt_path, program.address, j); };
     };
     std::vector<Decoder> decoders = {
-        {"ours", timed([&] { return ours(config, image, code, true); })},
+        {"ours", timed([&] { return ours(config, image, code, Way::path); })},
+        {"ours-count", timed([&] { return ours(config, image, code, Way::count); }), false, true},
         {"block", timed([&] { return theirs(1); })},
         {"insn", timed([&] { return theirs(0); })},
-        {"ours-insn", timed([&] { return ours(config, image, code, false); })},
+        {"ours-insn", timed([&] { return ours(config, image, code, Way::insn); })},
         {"flow-j1", command(1), true},
     };
     if (jobs > 1) decoders.push_back({"flow-j" + std::to_string(jobs), command(jobs), true});

@@ -63,10 +63,17 @@ std::string transcript(const std::vector<uint8_t>& pt, const ri::Image& image, C
             } else {
                 ri::InsnPath p;
                 status = d.next_path(p);
+                // The path's counts, as `ipt flow --quiet` takes them, against its runs'.
+                uint64_t ninsn = 0;
+                uint32_t ends = 0;
                 for (uint32_t r = 0; r < p.nruns; ++r) {
                     const ri::CachedRun& c = d.block_cache().at(p.runs[r]);
                     insns(c.ip, c.ninsn, d.block_cache().sizes(c));
+                    ninsn += c.ninsn;
+                    const ri::InsnClass k = c.last.iclass;
+                    ends += !((k == ri::InsnClass::call || k == ri::InsnClass::jump) && c.last.is_direct);
                 }
+                if (p.nruns && (ninsn != p.ninsn || ends != p.ends)) out += "[path counts differ]\n";
                 if (!p.nruns) insns(p.single.ip, p.single.ninsn, p.single.sizes);
             }
             std::snprintf(line, sizeof line, "[status %d]\n", status);

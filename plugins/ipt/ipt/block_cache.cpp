@@ -24,6 +24,8 @@ HotRun hot_of(const CachedRun& run) noexcept {
     else if ((last.iclass == InsnClass::jump || last.iclass == InsnClass::call) && last.is_direct)
         // A call to the next instruction (position-independent code) does not return.
         h.kind = last.iclass == InsnClass::call && last.displacement ? HotRun::call : HotRun::jump;
+    else if (last.iclass == InsnClass::ret)
+        h.kind = HotRun::ret;
     return h;
 }
 

@@ -30,12 +30,14 @@ struct CachedRun {
 };
 
 // What a walk from run to run reads of a run whose branch the trace decides with one bit or not
-// at all (conditional, direct jump or call), apart from CachedRun so that it stays in the
-// first-level cache: 16 bytes a run. Its successors are those of the branch, so they need no
-// check (CachedRun::next may hold where an event led).
+// at all (conditional, direct jump or call, compressed return), apart from CachedRun so that it
+// stays in the first-level cache: 16 bytes a run. The successors of a conditional, jump or call
+// are those of the branch, so they need no check (CachedRun::next may hold where an event led);
+// a return's is where it went last, checked.
 struct HotRun {
-    enum Kind : uint8_t { cold, cond, jump, call };  // call: one that returns (pushes)
-    uint32_t next[2] = {0, 0};  // cond: not taken [0], taken [1]; jump, call: [0] (index + 1)
+    enum Kind : uint8_t { cold, cond, jump, call, ret };  // call: one that returns (pushes)
+    // cond: not taken [0], taken [1]; jump, call: [0]; ret: [1] (index + 1)
+    uint32_t next[2] = {0, 0};
     uint32_t ninsn = 0;
     Kind kind = cold;
 };

@@ -272,8 +272,9 @@ struct Segment {
     int suspended_status = 0;  // the status at the step the hook suspended
 };
 
-// --quiet without --check: the path counted a run at a time, as take_path would count it (only
-// a run's last instruction may end a block). loop.insn: the path's last instruction, bytes unread.
+// --quiet without --check: the path counted as take_path would count it (only a run's last
+// instruction may end a block), from its counts (a run at a time with --block:end-on-*).
+// loop.insn: the path's last instruction, bytes unread.
 void count_path(Segment& s, const InsnPath& p) {
     auto run = [&](uint64_t ip, uint64_t end_ip, uint32_t ninsn, uint8_t last_size, InsnClass end_class,
                    bool end_direct) {
@@ -294,24 +295,25 @@ void count_path(Segment& s, const InsnPath& p) {
         return;
     }
     const BlockCache& cache = s.d.block_cache();
-    // Without --block:end-on-*, a run the walk took by its HotRun alone (16 bytes, in the cache
-    // already) ends a block when its branch is conditional; the CachedRun is read for the others
-    // and for the path's last run.
-    const bool hot = !s.o.end_on_call && !s.o.end_on_jump;
     const uint32_t last = p.nruns - 1;
-    for (uint32_t k = 0; k < last; ++k) {
-        const HotRun& h = cache.hot(p.runs[k]);
-        if (hot && h.kind != HotRun::cold) {
-            if (!s.loop.block_open) ++s.stats.blocks;
-            s.stats.insn += h.ninsn;
-            s.loop.block_open = h.kind != HotRun::cond;
-            continue;
+    const CachedRun& c = cache.at(p.runs[last]);
+    if (!s.o.end_on_call && !s.o.end_on_jump) {
+        // Without --block:end-on-*, no loop over the runs: a block starts at the first when none
+        // is open and after each one that ends a block but the last (p.ends counts them all).
+        insn.iclass = c.last.iclass;
+        const bool last_ends = ends_block(insn, s.o, c.last.is_direct);
+        s.stats.blocks += !s.loop.block_open + p.ends - last_ends;
+        s.stats.insn += p.ninsn;
+        s.loop.block_open = !last_ends;
+        insn.ip = c.end_ip;
+        insn.size = c.last.size;
+    } else {
+        for (uint32_t k = 0; k < last; ++k) {
+            const CachedRun& r = cache.at(p.runs[k]);
+            run(r.ip, r.end_ip, r.ninsn, r.last.size, r.last.iclass, r.last.is_direct);
         }
-        const CachedRun& c = cache.at(p.runs[k]);
         run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
     }
-    const CachedRun& c = cache.at(p.runs[last]);
-    run(c.ip, c.end_ip, c.ninsn, c.last.size, c.last.iclass, c.last.is_direct);
     insn.mode = p.mode;
     insn.speculative = p.speculative;
 }

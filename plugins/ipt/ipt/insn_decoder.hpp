@@ -58,6 +58,10 @@ void run_of_insn(InsnRun& run, const Insn& insn) noexcept;
 struct InsnPath {
     uint64_t ninsn = 0;
     uint32_t nruns = 0;
+    // Of the runs, those whose last instruction ends a block as ptxed counts them without
+    // --block:end-on-*: every one but those ended by a direct jump or call. With the last run's
+    // own, a consumer counts the path's blocks without a loop over its runs.
+    uint32_t ends = 0;
     const uint32_t* runs = nullptr;  // valid until the decoder's next call
     ExecMode mode = em_unknown;      // of the runs
     bool speculative = false;
@@ -133,6 +137,13 @@ class InsnDecoder {
     // decodes there, or the cache would start again).
     uint32_t link_next(uint32_t index, int slot) noexcept;
     uint32_t link_hot(uint32_t index, unsigned slot) noexcept;
+    // next_path's steps (insn_walk.cpp): each takes run w.index when it is of its kind (true).
+    struct Walk;
+    bool walk_direct(Walk& w, const HotRun& h) noexcept;
+    bool walk_return(Walk& w, const HotRun& h) noexcept;
+    bool walk_refill(Walk& w, const HotRun& h) noexcept;
+    void walk_cold(Walk& w) noexcept;
+    void walk_skip_bits(Walk& w) noexcept;
     // Whether the instructions from begin reach end without a branch the trace decides (at most
     // steps of them): 1, else 0.
     int range_is_contiguous(uint64_t begin, uint64_t end, int steps) const noexcept;
@@ -173,7 +184,7 @@ class InsnDecoder {
     DecodedInsn ret_iext_;
 
   public:
-    static constexpr unsigned kMaxWalk = 64;
+    static constexpr unsigned kMaxWalk = 256;
 
   private:
     uint32_t walk_[kMaxWalk] = {};

@@ -17,7 +17,7 @@ void RetStack::assign_below(const uint64_t* from_top_entries, int n) noexcept {
     int count = depth();
     for (int i = 0; i < count; ++i) all[i] = from_top(i);
     for (int i = 0; i < n && count < kMax; ++i) all[count++] = from_top_entries[i];
-    for (int i = 0; i < count; ++i) stack_[i] = all[count - 1 - i];
+    for (int i = 0; i < count; ++i) stack_[i] = all[count - 1 - i], hint_[i] = 0;
     bottom_ = 0;
     top_ = count;
     open_ = false;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "ipt/errors.hpp"
+
 namespace ringscope::ipt {
 
 // The last 64 return addresses of calls (libipt's pt_retstack). For ipt flow -j, a decoder that
@@ -18,15 +20,25 @@ class RetStack {
     // Entries from the top down (the most recent call first).
     int depth() const noexcept { return (top_ - bottom_ + kSize) % kSize; }
     uint64_t from_top(int i) const noexcept { return stack_[(top_ - 1 - i + 2 * kSize) % kSize]; }
-    void push(uint64_t ip) noexcept {
+    // hint: the caller's, given back by pop (InsnDecoder: where the return goes in its block
+    // cache); 0 when none.
+    void push(uint64_t ip, uint64_t hint = 0) noexcept {
         stack_[top_] = ip;
-        top_ = (top_ + 1) % kSize;
+        hint_[top_] = hint;
+        top_ = top_ + 1 == kSize ? 0 : top_ + 1;
         // Full: the oldest entry goes.
-        if (top_ == bottom_) bottom_ = (bottom_ + 1) % kSize;
+        if (top_ == bottom_) bottom_ = bottom_ + 1 == kSize ? 0 : bottom_ + 1;
         if (open_) [[unlikely]]
             note_push();
     }
     int pop(uint64_t& ip) noexcept;
+    int pop(uint64_t& ip, uint64_t& hint) noexcept {
+        if (top_ == bottom_) return -pte_retstack_empty;
+        top_ = (top_ ? top_ : kSize) - 1;
+        ip = stack_[top_];
+        hint = hint_[top_];
+        return 0;
+    }
 
     void open() noexcept { open_ = true, high_ = depth(); }
     bool is_open() const noexcept { return open_; }
@@ -43,6 +55,7 @@ class RetStack {
 
     static constexpr int kSize = kMax + 1;
     uint64_t stack_[kSize] = {};
+    uint64_t hint_[kSize] = {};  // push's hints (none for entries assign_below put)
     int top_ = 0, bottom_ = 0;
     bool open_ = false;
     int high_ = 0;
