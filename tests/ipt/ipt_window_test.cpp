@@ -438,7 +438,9 @@ TEST(IptWindow, TraceCutWhileCommandsDecodeIsAnError) {
         for (const auto& a : command) what += a + " ";
         const bool flow = command.back() == "2" && command[1] == "flow";
         const std::vector<uint8_t>& bytes =
-            flow || command.back().starts_with("ipt:raw") || command[1] == "calls" ? flow_pt : raw;
+            flow || command.back().starts_with("ipt:raw") || (command.size() > 1 && command[1] == "calls")
+                ? flow_pt
+                : raw;
         const std::string path = write_temp(bytes, "ipt_cut_cmd");
         ASSERT_FALSE(path.empty());
         const std::string err_path = path + ".err";
