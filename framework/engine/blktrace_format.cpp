@@ -9,16 +9,15 @@ namespace {
 
 // The common fields the record must start with: struct blk_io_trace's magic, sequence and time
 // lie under them and the kernel leaves them unwritten in the ftrace buffer.
-bool common_field_is(const EventType& type, const char* name, uint32_t offset, uint32_t size) {
-    for (const FieldInfo& f : type.common_fields)
-        if (f.name == name) return f.offset == offset && f.size == size;
-    return false;
-}
-
 const FieldInfo* common_field(const EventType& type, const char* name) {
     for (const FieldInfo& f : type.common_fields)
         if (f.name == name) return &f;
     return nullptr;
+}
+
+bool common_field_is(const EventType& type, const char* name, uint32_t offset, uint32_t size) {
+    const FieldInfo* f = common_field(type, name);
+    return f && f->offset == offset && f->size == size;
 }
 
 }  // namespace
