@@ -1,9 +1,14 @@
 /* The reference for `ringscope ipt flow`: libipt 2.0.5's instruction flow decoder (Debian's
  * libipt-dev) printing what ptxed prints with --no-inst: instruction addresses, events, errors and
  * the instruction count, from ptxed's arguments. Without XED: --check and the disassembly are not
- * done (--check is accepted and prints nothing). --block-decoder decodes with the instruction flow
- * decoder too (ptxed's expectations are the same for both; the block decoder returns no
- * instruction addresses to print without an instruction length decoder). Options libipt 2.0.5
+ * done (--check is accepted and prints nothing). The code is added as ptxed adds it, through an
+ * image section cache (pt_iscache_add_file, pt_image_add_cached), which holds the block decoder's
+ * block cache. --block-decoder with --quiet decodes with libipt's block decoder, as ptxed does;
+ * without --quiet with the instruction flow decoder (ptxed's expectations are the same for both;
+ * the block decoder returns no instruction addresses to print without an instruction length
+ * decoder, which ptxed takes from XED). Its errors name the IP as ptxed's do, but after a partial
+ * block that ended at code that is not there (-pte_nomap, -pte_bad_insn) the last instruction's:
+ * ptxed finds the next one with XED. Options libipt 2.0.5
  * does not know (--event:iflags, --resync-on-error, *:keep-tcal-on-ovf) and the block decoder's
  * flags are accepted and do nothing.
  *   ptxed_libipt [--insn-decoder|--block-decoder] --raw FILE[:OFF[-END]]:ADDR ... --pt FILE */
@@ -30,7 +35,7 @@ static uint64_t number(const char* text, int* ok) {
 }
 
 /* FILE[:OFF[-END]]:ADDR */
-static int add_raw(struct pt_image* image, char* arg) {
+static int add_raw(struct pt_image_section_cache* iscache, struct pt_image* image, char* arg) {
     uint64_t addr, off = 0, size = 0;
     char *sep = strrchr(arg, ':'), *range;
     int ok;
@@ -57,7 +62,11 @@ static int add_raw(struct pt_image* image, char* arg) {
             *dash = '-';
         }
     }
-    return pt_image_add_file(image, arg, off, size ? size : UINT64_MAX, NULL, addr) < 0 ? -1 : 0;
+    {
+        int isid = pt_iscache_add_file(iscache, arg, off, size ? size : UINT64_MAX, addr);
+
+        return isid < 0 || pt_image_add_cached(image, iscache, isid, NULL) < 0 ? -1 : 0;
+    }
 }
 
 static int load_pt(struct pt_config* config, const char* path) {
@@ -249,9 +258,59 @@ static void decode_insn(struct pt_insn_decoder* d, const struct options* o, uint
     }
 }
 
+static void block_diagnose(struct pt_block_decoder* d, const struct pt_block* block, const char* kind,
+                           int err) {
+    uint64_t off = 0;
+
+    diagnose(off, pt_blk_get_offset(d, &off) >= 0, block->ninsn ? block->end_ip : block->ip, kind, err);
+}
+
+/* ptxed's decode_block with --quiet: nothing printed but errors. */
+static void decode_block(struct pt_block_decoder* d, uint64_t* ninsn) {
+    uint64_t sync = 0;
+
+    for (;;) {
+        struct pt_block block;
+        int status;
+
+        block.ip = 0;
+        block.ninsn = 0;
+        status = pt_blk_sync_forward(d);
+        if (status < 0) {
+            uint64_t now;
+
+            if (status == -pte_eos) break;
+            block_diagnose(d, &block, "sync error", status);
+            if (pt_blk_get_offset(d, &now) < 0 || now <= sync) break;
+            sync = now;
+            continue;
+        }
+        for (;;) {
+            while (status & pts_event_pending) {
+                struct pt_event ev;
+
+                status = pt_blk_event(d, &ev, sizeof(ev));
+                if (status < 0) break;
+            }
+            if (status < 0) break;
+            if (status & pts_eos) {
+                status = -pte_eos;
+                break;
+            }
+            status = pt_blk_next(d, &block, sizeof(block));
+            *ninsn += block.ninsn;
+            if (status < 0) break;
+        }
+        if (!status) status = -pte_internal;
+        if (status == -pte_eos) break;
+        block_diagnose(d, &block, "error", status);
+    }
+}
+
 int main(int argc, char** argv) {
     struct options o = {1, 0, 0, 0, 0, 0};
     struct pt_config config;
+    struct pt_image_section_cache* iscache = pt_iscache_alloc(NULL);
     struct pt_image* image = pt_image_alloc(NULL);
     uint64_t ninsn = 0;
     int i, ok, have_pt = 0;
@@ -269,7 +328,7 @@ int main(int argc, char** argv) {
             char copy[4096];
 
             snprintf(copy, sizeof(copy), "%s", v);
-            if (add_raw(image, copy) < 0) {
+            if (add_raw(iscache, image, copy) < 0) {
                 fprintf(stderr, "ptxed_libipt: bad --raw %s\n", v);
                 return 1;
             }
@@ -337,7 +396,13 @@ int main(int argc, char** argv) {
         fprintf(stderr, "ptxed_libipt: no --pt\n");
         return 2;
     }
-    {
+    if (o.block && o.quiet) {
+        struct pt_block_decoder* d = pt_blk_alloc_decoder(&config);
+
+        if (!d || pt_blk_set_image(d, image) < 0) return 1;
+        decode_block(d, &ninsn);
+        pt_blk_free_decoder(d);
+    } else {
         struct pt_insn_decoder* d = pt_insn_alloc_decoder(&config);
 
         if (!d || pt_insn_set_image(d, image) < 0) return 1;
@@ -350,6 +415,7 @@ int main(int argc, char** argv) {
         if (flags & 1) printf("insn: %" PRIu64 ".\n", ninsn);
     }
     pt_image_free(image);
+    pt_iscache_free(iscache);
     free((void*)config.begin);
     return 0;
 }
