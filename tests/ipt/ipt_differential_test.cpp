@@ -208,6 +208,25 @@ TEST(IptDifferential, MixedQueries) {
     EXPECT_GT(compared - before, 300u);
 }
 
+// TNTs with PAD, MTC and CYC packets between them, which the query decoder caches as one run
+// (query_tnt_run.cpp), on clean streams and on streams with bytes overwritten (timing packets that
+// fail): every answer, error, offset and time, with the lost counts, as libipt's.
+TEST(IptDifferential, TntRunsAcrossTimingPackets) {
+    int hung = 0;
+    size_t before = compared;
+    GeneratorOptions o;
+    o.realistic = true;
+    o.timed_tnt = true;
+    o.segments = 4;
+    o.body_packets = 150;
+    run_seeds(50000, 100, false, o, hung, MixedTranscript{});
+    o.corruptions = 4;
+    run_seeds(51000, 100, false, o, hung, MixedTranscript{});
+    std::printf("libipt hung on %d of 200 streams; %zu mixed transcripts identical\n", hung,
+                compared - before);
+    EXPECT_GT(compared - before, 150u);
+}
+
 // The time without the lost counts is answered from the QueryDecoder's own copy, the transcripts
 // ask for it with them (from QueryCore): both must agree after every query, successful or not, on
 // random and realistic streams.

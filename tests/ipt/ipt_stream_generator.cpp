@@ -189,8 +189,26 @@ class Gen {
         w_.put(end);
     }
 
+    // A TNT, then timing packets (none a time in five), now and then a TIP or a FUP and TIP.
+    void timed_tnt() {
+        tnt();
+        for (uint64_t left = r(5); left; --left) {
+            const uint64_t k = r(10);
+            simple(k < 5 ? ppt_mtc : k < 8 ? ppt_cyc : ppt_pad);
+        }
+        const uint64_t k = r(100);
+        if (k < 12)
+            w_.put(ip_packet(ppt_tip));
+        else if (k < 14)
+            w_.put(ip_packet(ppt_fup)), w_.put(ip_packet(ppt_tip));
+    }
+
     void body(size_t n) {
         for (size_t i = 0; i < n; ++i) {
+            if (o_.realistic && o_.timed_tnt) {
+                timed_tnt();
+                continue;
+            }
             if (o_.realistic) {
                 uint64_t k = r(100);
                 if (k < 60)
@@ -373,6 +391,7 @@ std::string describe(const GeneratorOptions& o) {
     std::string s = "segments=" + std::to_string(o.segments) + " body=" + std::to_string(o.body_packets);
     if (o.garbage_before) s += " garbage";
     if (o.no_psb) s += " no-psb";
+    if (o.timed_tnt) s += " timed-tnt";
     if (o.truncate_last) s += " truncated";
     if (o.corruptions) s += " corrupt=" + std::to_string(o.corruptions);
     if (o.close_psbs) s += " close-psbs";

@@ -18,6 +18,7 @@ struct GeneratorOptions {
     size_t corruptions = 0;   // random bytes overwritten
     bool close_psbs = false;  // PSBs back to back or one small packet apart
     bool realistic = false;   // mostly TNT and compressed TIPs (for benchmarks)
+    bool timed_tnt = false;   // with realistic: PAD, MTC and CYC packets between most TNTs
 };
 
 // A stream for seed; options are drawn from the seed too when random_options is set.

@@ -28,8 +28,8 @@ FlowState FlowState::of(const InsnDecoder& d, FlowCompare compare) {
         p.time = c.time_;
         p.last_time = c.last_time_;
         if (compare.tcal) p.tcal = c.tcal_;
-        p.tsc = q.tsc_;
-        p.have_tsc = q.have_tsc_;
+        // What time() reports (in a run across timing packets, the TNT packet's).
+        p.have_tsc = q.time(p.tsc, nullptr, nullptr) == 0;
     }
     for (int b = 0; b < evb_max; ++b) {
         const EventQueue& e = c.evq_;
@@ -46,6 +46,14 @@ FlowState FlowState::of(const InsnDecoder& d, FlowCompare compare) {
     for (int k = 0; k < c.run_size_; ++k) {
         p.run.push_back(static_cast<uint64_t>(c.run_[k].next - c.config_.begin));
         p.run.push_back(c.run_[k].added_before);
+        p.run.push_back(c.run_[k].gap);
+    }
+    // The times kept for the run's packets (each packet's time, as libipt would cache it).
+    if (with_time && c.run_timed_ && c.run_size_) {
+        for (int k = 0; k <= c.run_size_; ++k) {
+            const TimeState& t = c.run_time_[k];
+            p.run.insert(p.run.end(), {t.tsc, t.base, t.fc, t.ctc, t.ctc_cyc, t.lost_mtc, t.lost_cyc});
+        }
     }
     // The front's bits: those left below index (the others are answered already).
     p.index = q.index_;

@@ -312,51 +312,6 @@ int QueryCore::cache_tnt() noexcept {
     return read_ahead_after_query();
 }
 
-// libipt caches one TNT packet per query that finds the cache empty. When TNTs follow each other
-// and each is followed by a TNT or a TIP, its read-ahead between them stops at once: it decodes
-// nothing and cannot fail, and the time it reports is taken before it. Caching such a run at once
-// then differs from libipt only in the position, which libipt_pos() reports as libipt would,
-// and in what queries other than cond_branch see: they first go back to libipt's state
-// (leave_tnt_run).
-void QueryCore::cache_tnt_run() noexcept {
-    unsigned used = 64 - static_cast<unsigned>(__builtin_clzll(tnt_.index));
-    unsigned added = 0;
-    int n = 0;
-    while (n < kMaxRun - 1 && config_.end - pos_ >= 16) {
-        PacketTnt tnt;
-        int size = read_tnt_fast(tnt, peek_kind(pos_), pos_);
-        if (!size || used + tnt.bit_size > 64) break;
-        PacketKind after = peek_kind(pos_ + size);
-        if (after != PacketKind::tnt_8 && after != PacketKind::tnt_64 && after != PacketKind::tip) break;
-        // Neither empty nor past 64 bits: no need for TntCache::add's checks.
-        tnt_.tnt = tnt_.tnt << tnt.bit_size | tnt.payload;
-        tnt_.index <<= tnt.bit_size;
-        used += tnt.bit_size;
-        run_[n] = RunEntry{pos_, static_cast<uint8_t>(added)};
-        added += tnt.bit_size;
-        ++n;
-        pos_ += size;
-    }
-    run_bits_ = static_cast<uint8_t>(added);
-    run_size_ = static_cast<uint8_t>(n);
-}
-
-// Back to where libipt is: only the bits of the TNT packet being answered are cached, and the
-// next packet is the TNT after it. The read-ahead after the run's last packet stopped at once, so
-// nothing else differs.
-void QueryCore::leave_tnt_run() noexcept {
-    int k = tnt_run_packet();
-    if (k >= 0) {
-        unsigned below = run_below(k);
-        tnt_.tnt >>= below;
-        tnt_.index >>= below;
-        pos_ = run_[k].next;
-        next_ = peek_kind(pos_);
-        have_next_ = true;
-    }
-    run_size_ = 0;
-}
-
 int QueryCore::cond_branch(int& taken) noexcept {
     if (tnt_.empty()) {
         // The common cases first: a TNT (no event binds to one) is cached here, and a TIP is

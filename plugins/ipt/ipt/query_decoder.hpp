@@ -52,7 +52,7 @@ class QueryCore {
     int indirect_branch(uint64_t& ip) noexcept;
     int event(QueryEvent& event) noexcept;
     int time(uint64_t& tsc, uint32_t* lost_mtc, uint32_t* lost_cyc) const noexcept {
-        return last_time_.query_tsc(&tsc, lost_mtc, lost_cyc);
+        return query_time().query_tsc(&tsc, lost_mtc, lost_cyc);
     }
     int core_bus_ratio(uint32_t& cbr) const noexcept { return last_time_.query_cbr(&cbr); }
 
@@ -162,7 +162,29 @@ class QueryCore {
         // A TNT-64 without a branch is a bad packet: the general decode reports it.
         return detail::tnt_fill(tnt, detail::read_value(pos + 2, 6, config_.end)) < 0 ? 0 : 8;
     }
+    // query_tnt_run.cpp: the run, and the timing packets between its TNTs.
     void cache_tnt_run() noexcept;
+    // Past the PAD, MTC and CYC packets from pos (pos when there are none); nullptr when they
+    // run too close to the end of the buffer or on for more than a RunEntry::gap.
+    const uint8_t* skip_timing(const uint8_t* pos) const noexcept {
+        if (config_.end - pos < 16) return nullptr;
+        const PacketKind kind = peek_kind(pos);
+        const bool timing = kind == PacketKind::pad || kind == PacketKind::mtc || kind == PacketKind::cyc;
+        return timing ? skip_timing_slow(pos) : pos;
+    }
+    const uint8_t* skip_timing_slow(const uint8_t* pos) const noexcept;
+    // Decodes the timing packets from pos_ to to, behind the run's packet n (whose time and
+    // calibration it keeps); false, with nothing changed, when one fails.
+    bool cross_timing(int n, const uint8_t* to) noexcept;
+    // Takes the run's last packet (n of them after the first) out again, with the timing
+    // packets before it.
+    void drop_run_packet(int& n, unsigned& added, unsigned& used) noexcept;
+    // The time a query reports: libipt's for the TNT packet being answered.
+    const TimeState& query_time() const noexcept {
+        if (!run_timed_ || !run_size_) return last_time_;
+        const int k = tnt_run_packet();
+        return k < 0 ? last_time_ : run_time_[k];
+    }
     // Which TNT packet of the run, other than the last, the last answered bit came from; -1 when
     // from the last (or there is no run).
     int tnt_run_packet() const noexcept {
@@ -286,15 +308,22 @@ class QueryCore {
     bool consume_packet_ = false;
     // TNT packets cached as one run (cache_tnt_run), all but the last: where the packet after
     // each starts, and how many bits of the run's later packets the cache took before that one
-    // (run_below: the bits below each packet's own, kept so to need no second pass).
+    // (run_below: the bits below each packet's own, kept so to need no second pass), and the
+    // bytes of timing packets between the two.
     struct RunEntry {
         const uint8_t* next;
         uint8_t added_before;
+        uint8_t gap;
     };
-    static constexpr uint8_t kMaxRun = 8;
+    static constexpr uint8_t kMaxRun = 16;
     RunEntry run_[kMaxRun - 1] = {};
     uint8_t run_size_ = 0;
     uint8_t run_bits_ = 0;  // the bits of the run's packets after the first
+    // With timing packets between the run's TNTs (run_timed_): the time and calibration when
+    // libipt would have cached each of the run's packets, before the timing packets after it.
+    bool run_timed_ = false;
+    TimeState run_time_[kMaxRun];
+    TimeCal run_tcal_[kMaxRun];
     // For master_offset: where the last cached TNT packet ends, the packet whose decode made the
     // last event, and that event's offset.
     const uint8_t* tnt_end_ = nullptr;
@@ -376,7 +405,10 @@ class QueryDecoder {
         return call([&](QueryCore& c) { return c.event(event); });
     }
     int time(uint64_t& tsc, uint32_t* lost_mtc, uint32_t* lost_cyc) const noexcept {
-        if (lost_mtc || lost_cyc) return core_->time(tsc, lost_mtc, lost_cyc);
+        if (lost_mtc || lost_cyc || timed_) {
+            push();
+            return core_->time(tsc, lost_mtc, lost_cyc);
+        }
         tsc = tsc_;
         return have_tsc_ ? 0 : -pte_no_time;
     }
@@ -397,6 +429,8 @@ class QueryDecoder {
         index_ = c.tnt_.index;
         tsc_ = c.last_time_.tsc;
         have_tsc_ = c.last_time_.have_tsc;
+        // A run across timing packets: the time depends on the bit answered.
+        timed_ = c.run_timed_ && c.run_size_;
         // What the last cached bit's query returns: nothing it depends on changes until the
         // next call into QueryCore.
         empty_status_ = index_ ? c.flags_when_empty() : 0;
@@ -408,6 +442,7 @@ class QueryDecoder {
     uint64_t index_ = 0;  // the bit to answer next; 0 when empty
     uint64_t tsc_ = 0;    // the time queries report
     bool have_tsc_ = false;
+    bool timed_ = false;
     int empty_status_ = 0;
     bool failed_ = false;  // the last call into QueryCore failed, and not as a wrong query
 };

@@ -80,7 +80,7 @@ int QueryCore::master_offset(uint64_t& offset) const noexcept {
     if (!tnt_.empty()) {
         // Past the TNT packet whose bits are being answered.
         const int k = tnt_run_packet();
-        at = skip_pads(k >= 0 ? run_[k].next : tnt_end_, config_);
+        at = skip_pads(k >= 0 ? run_[k].next - run_[k].gap : tnt_end_, config_);
     } else if (flags_when_empty() & pts_event_pending) {
         // The next event, taken on a copy.
         QueryCore copy = *this;
