@@ -79,15 +79,19 @@ struct Parser {
         out = std::strtol(v.c_str(), &end, 10);
         return !v.empty() && end && *end == 0;
     }
+    int unsupported(char c) { return usage_error(std::string("-") + c + " is not supported by ringscope"); }
     int option(char c, const std::string& v);
+    int event_option(char c, const std::string& v);
+    int tracer_option(char c, const std::string& v);
+    int buffer_option(char c, const std::string& v);
+    int run_option(char c, const std::string& v);
     int long_option(const std::string& key, const std::string* value, const std::vector<std::string>& args,
                     size_t& i);
 };
 
-int Parser::option(char c, const std::string& v) {
+// -e -a -f -R -v -i: which events, their filters and triggers.
+int Parser::event_option(char c, const std::string& v) {
     capture::TraceSetup& s = current();
-    long n = 0;
-    if (o.instances.empty() && std::strchr("efRapglnPcFTOdDCMbvi", c)) after_setup = true;
     switch (c) {
         case 'e':
             s.events.push_back({v, "", negate, {}});
@@ -112,6 +116,16 @@ int Parser::option(char c, const std::string& v) {
         case 'i':
             s.ignore_missing = true;
             break;
+        default:
+            return unsupported(c);
+    }
+    return -1;
+}
+
+// -p -l -n -g -T -O -d -D: the tracer, its function filters and the trace options.
+int Parser::tracer_option(char c, const std::string& v) {
+    capture::TraceSetup& s = current();
+    switch (c) {
         case 'p':
             if (!s.tracer.empty()) return usage_error("only one plugin allowed");
             s.tracer = v;
@@ -125,6 +139,27 @@ int Parser::option(char c, const std::string& v) {
         case 'g':
             s.graph_functions.push_back(v);
             break;
+        case 'T':
+            s.options.push_back("stacktrace");
+            break;
+        case 'O':
+            s.options.push_back(v);
+            break;
+        case 'd':
+        case 'D':
+            s.options.push_back("nofunction-trace");
+            break;
+        default:
+            return unsupported(c);
+    }
+    return -1;
+}
+
+// -P -c -F -C -M -b -B: whose events, on which CPUs, in which buffer of what size.
+int Parser::buffer_option(char c, const std::string& v) {
+    capture::TraceSetup& s = current();
+    long n = 0;
+    switch (c) {
         case 'P': {
             size_t pos = 0;
             while (pos <= v.size()) {
@@ -142,16 +177,6 @@ int Parser::option(char c, const std::string& v) {
             break;
         case 'F':
             o.filter_task = true;
-            break;
-        case 'T':
-            s.options.push_back("stacktrace");
-            break;
-        case 'O':
-            s.options.push_back(v);
-            break;
-        case 'd':
-        case 'D':
-            s.options.push_back("nofunction-trace");
             break;
         case 'C':
             s.clock = v;
@@ -176,6 +201,16 @@ int Parser::option(char c, const std::string& v) {
             negate = false;
             break;
         }
+        default:
+            return unsupported(c);
+    }
+    return -1;
+}
+
+// -k -q -o -m -s -r: how the run reads and where it writes.
+int Parser::run_option(char c, const std::string& v) {
+    long n = 0;
+    switch (c) {
         case 'k':
             o.keep = true;
             break;
@@ -206,9 +241,19 @@ int Parser::option(char c, const std::string& v) {
             o.knobs.rt_prio = static_cast<int>(n);
             break;
         default:
-            return usage_error(std::string("-") + c + " is not supported by ringscope");
+            return unsupported(c);
     }
     return -1;
+}
+
+int Parser::option(char c, const std::string& v) {
+    auto is = [c](const char* set) { return c != 0 && std::strchr(set, c) != nullptr; };
+    if (o.instances.empty() && is("efRapglnPcFTOdDCMbvi")) after_setup = true;
+    if (is("eafRvi")) return event_option(c, v);
+    if (is("plngTOdD")) return tracer_option(c, v);
+    if (is("PcFCMbB")) return buffer_option(c, v);
+    if (is("kqomsr")) return run_option(c, v);
+    return unsupported(c);
 }
 
 int Parser::long_option(const std::string& key, const std::string* value,

@@ -19,7 +19,9 @@ namespace po = boost::program_options;
 
 namespace ringscope::cli {
 
-int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
+namespace {
+
+po::options_description convert_options() {
     po::options_description opts(
         "usage: ringscope convert FILE... -o OUT.perfetto-trace [--compact-sched] [-j N] [-q]\n\n"
         "Writes the events of trace.dat files as a Perfetto trace (protobuf), for ui.perfetto.dev and\n"
@@ -38,10 +40,59 @@ int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
         "them: smaller, without switch's prev_* fields and the events' common_pid) instead of one "
         "FtraceEvent each")("quiet,q", "no summary line")("files", po::value<std::vector<std::string>>(),
                                                           "trace.dat files");
+    return opts;
+}
+
+// The writer's stream of each merge source; each input begun at the time of its first event
+// (its metadata packets get that time).
+std::vector<perfetto::TraceWriter::Stream*> begin_streams(const engine::TraceSet& set,
+                                                          std::vector<engine::MergeSource>& sources,
+                                                          perfetto::TraceWriter& writer) {
+    std::vector<perfetto::TraceWriter::Stream*> streams;
+    std::vector<std::optional<uint64_t>> first(set.size());
+    for (size_t k = 0; k < sources.size(); ++k) {
+        auto& src = sources[k];
+        streams.push_back(&writer.stream(static_cast<int>(src.file_index), static_cast<int>(k)));
+        if (const engine::Record* r = src.stream.peek()) {
+            auto& f = first[src.file_index];
+            f = f ? std::min(*f, r->ts) : r->ts;
+        }
+    }
+    for (size_t i = 0; i < set.size(); ++i) writer.begin_input(static_cast<int>(i), first[i]);
+    return streams;
+}
+
+// Encodes every source's events into its stream, on `threads` threads. Returns how many records
+// were skipped for an event id without a format (report skips these too).
+uint64_t encode_streams(std::vector<engine::MergeSource>& sources,
+                        const std::vector<perfetto::TraceWriter::Stream*>& streams,
+                        perfetto::TraceWriter& writer, int threads) {
+    std::atomic<uint64_t> unknown{0};
+    engine::parallel_for(sources.size(), threads, [&](size_t k) {
+        engine::MergeSource& src = sources[k];
+        engine::TraceFile& file = *src.file;
+        uint64_t skipped = 0;
+        while (const engine::Record* rec = src.stream.peek()) {
+            if (const EventType* type = file.type_of(rec->data, rec->size)) {
+                Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
+                writer.on_event(*streams[k], ev);
+            } else {
+                ++skipped;
+            }
+            src.stream.advance();
+        }
+        unknown += skipped;
+    });
+    return unknown;
+}
+
+}  // namespace
+
+int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
     po::positional_options_description pos;
     pos.add("files", -1);
     po::variables_map vm;
-    if (int rc = parse_options(ctx, "convert", opts, pos, args, vm); rc >= 0) return rc;
+    if (int rc = parse_options(ctx, "convert", convert_options(), pos, args, vm); rc >= 0) return rc;
     if (!vm.count("files")) {
         ctx.error("convert: no trace file given (see ringscope convert --help)");
         return kExitUsage;
@@ -74,44 +125,15 @@ int run_convert(CliContext& ctx, const std::vector<std::string>& args) {
     auto writer = perfetto::TraceWriter::create(out, wopts);
     if (!writer) return fail(writer.error());
     for (size_t i = 0; i < set.size(); ++i) (*writer)->add_input(static_cast<int>(i), set.file(i));
-
-    // The metadata packets get the time of their input's first event.
-    auto& sources = merger.sources();
-    std::vector<perfetto::TraceWriter::Stream*> streams;
-    std::vector<std::optional<uint64_t>> first(set.size());
-    for (size_t k = 0; k < sources.size(); ++k) {
-        auto& src = sources[k];
-        streams.push_back(&(*writer)->stream(static_cast<int>(src.file_index), static_cast<int>(k)));
-        if (const engine::Record* r = src.stream.peek()) {
-            auto& f = first[src.file_index];
-            f = f ? std::min(*f, r->ts) : r->ts;
-        }
-    }
-    for (size_t i = 0; i < set.size(); ++i) (*writer)->begin_input(static_cast<int>(i), first[i]);
-
+    const auto streams = begin_streams(set, merger.sources(), **writer);
     const unsigned jobs = vm["jobs"].as<unsigned>();
     const int threads = static_cast<int>(jobs ? jobs : std::max(1u, std::thread::hardware_concurrency()));
-    std::atomic<uint64_t> unknown{0};
-    engine::parallel_for(sources.size(), threads, [&](size_t k) {
-        engine::MergeSource& src = sources[k];
-        engine::TraceFile& file = *src.file;
-        uint64_t skipped = 0;
-        while (const engine::Record* rec = src.stream.peek()) {
-            if (const EventType* type = file.type_of(rec->data, rec->size)) {
-                Event ev(type, &file, {rec->data, rec->size}, rec->ts, rec->cpu, rec->missed, rec->trailing);
-                (*writer)->on_event(*streams[k], ev);
-            } else {
-                ++skipped;  // report skips these too
-            }
-            src.stream.advance();
-        }
-        unknown += skipped;
-    });
+    const uint64_t unknown = encode_streams(merger.sources(), streams, **writer, threads);
     if (Status st = merger.status(); !st) return fail(st.error());
     if (Status st = (*writer)->finish(); !st) return fail(st.error());
     if (unknown)
         std::fprintf(stderr, "%s convert: %llu records with an event id that has no format were skipped\n",
-                     ctx.program.c_str(), static_cast<unsigned long long>(unknown.load()));
+                     ctx.program.c_str(), static_cast<unsigned long long>(unknown));
     if (!vm.count("quiet"))
         std::fprintf(stderr, "%s: %llu events, %llu bytes\n", out.c_str(),
                      static_cast<unsigned long long>((*writer)->events()),

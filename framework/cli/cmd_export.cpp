@@ -34,9 +34,7 @@ uint64_t fail_after_batches_from_env() {
     return v ? std::strtoull(v, nullptr, 10) : 0;
 }
 
-}  // namespace
-
-int run_export(CliContext& ctx, const std::vector<std::string>& args) {
+po::options_description export_options() {
     po::options_description opts(
         "usage: ringscope export --to clickhouse://HOST[:PORT][/DB] [--user U --password-file F] [-j N] "
         "FILE...\n\n"
@@ -61,10 +59,27 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         "deadline", po::value<double>()->default_value(600), "seconds a request may last in all")(
         "quiet,q", "no progress line and no per-file lines")("files", po::value<std::vector<std::string>>(),
                                                              "trace files");
+    return opts;
+}
+
+// What the command line asks for, checked.
+struct ExportArgs {
+    exporter::ClickHouseUrl url;
+    exporter::Credentials credentials;
+    exporter::RetryPolicy policy;
+    unsigned jobs = 1;
+    unsigned connections = 2;
+    size_t batch_rows = 0;
+    std::vector<std::string> files;
+    bool quiet = false;
+};
+
+// Fills `a` from the command line. Returns -1 to go on, or the exit code to return now.
+int parse_export_args(CliContext& ctx, const std::vector<std::string>& args, ExportArgs& a) {
     po::positional_options_description pos;
     pos.add("files", -1);
     po::variables_map vm;
-    if (int rc = parse_options(ctx, "export", opts, pos, args, vm); rc >= 0) return rc;
+    if (int rc = parse_options(ctx, "export", export_options(), pos, args, vm); rc >= 0) return rc;
     if (!vm.count("to")) {
         ctx.error("export: --to clickhouse://HOST:PORT/DB is required (see ringscope export --help)");
         return kExitUsage;
@@ -78,11 +93,12 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         ctx.error("export: --to " + url.error().to_string());
         return kExitUsage;
     }
-    const unsigned jobs = vm["jobs"].as<unsigned>();
-    const unsigned connections = vm["connections"].as<unsigned>();
-    const size_t batch_rows = vm["batch-rows"].as<size_t>();
+    a.url = std::move(*url);
+    a.jobs = vm["jobs"].as<unsigned>();
+    a.connections = vm["connections"].as<unsigned>();
+    a.batch_rows = vm["batch-rows"].as<size_t>();
     const int retries = vm["retries"].as<int>();
-    if (jobs == 0 || connections == 0 || batch_rows == 0 || retries < 0) {
+    if (a.jobs == 0 || a.connections == 0 || a.batch_rows == 0 || retries < 0) {
         ctx.error("export: -j, --connections and --batch-rows must be at least 1, --retries at least 0");
         return kExitUsage;
     }
@@ -91,21 +107,141 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         ctx.error("export: --read-timeout and --deadline are seconds from 1 to 86400");
         return kExitUsage;
     }
-    exporter::Credentials credentials;
-    if (vm.count("user")) credentials.user = vm["user"].as<std::string>();
+    a.policy.attempts = retries + 1;
+    a.policy.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(read_timeout * 1000));
+    a.policy.deadline = std::chrono::milliseconds(static_cast<int64_t>(deadline * 1000));
+    if (vm.count("user")) a.credentials.user = vm["user"].as<std::string>();
     if (vm.count("password-file")) {
         auto pw = read_password(vm["password-file"].as<std::string>());
         if (!pw) {
             ctx.error("export: " + pw.error().to_string());
             return kExitRuntime;
         }
-        credentials.password = std::move(*pw);
+        a.credentials.password = std::move(*pw);
     }
-    const std::vector<std::string> files = vm["files"].as<std::vector<std::string>>();
-    const bool quiet = vm.count("quiet") > 0;
+    a.files = vm["files"].as<std::vector<std::string>>();
+    a.quiet = vm.count("quiet") > 0;
+    return -1;
+}
 
+// One export: the tables made once, then the files shared out among -j workers, each with its
+// own connections; progress, per-file lines and errors written a line at a time.
+class ExportRun {
+  public:
+    ExportRun(CliContext& ctx, const ExportArgs& a, uint64_t total_bytes)
+        : ctx_(ctx),
+          a_(a),
+          schema_(a.url.database),
+          progress_(counters_, a.files.size(), total_bytes, !a.quiet) {
+        options_.batch_rows = a.batch_rows;
+        options_.fail_after_batches = fail_after_batches_from_env();
+    }
+
+    // Creates the database and its tables when absent; false after a one-line error.
+    bool create_tables() {
+        auto client = connect();
+        if (!client) {
+            ctx_.error("export: " + client.error().to_string());
+            return false;
+        }
+        for (const std::string& sql :
+             {schema_.create_database(), schema_.create_events(), schema_.create_files()}) {
+            if (auto r = client->query(sql); !r) {
+                say(stderr, ctx_.program + " export: " + r.error().to_string());
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // Exports every file; the exit code.
+    int run() {
+        const auto start = std::chrono::steady_clock::now();
+        std::vector<std::thread> threads;
+        for (unsigned t = 1; t < std::min<size_t>(a_.jobs, a_.files.size()); ++t)
+            threads.emplace_back([this] { work(); });
+        work();
+        for (auto& t : threads) t.join();
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!a_.quiet) summary(secs);
+        return failed_ ? kExitRuntime : kExitOk;
+    }
+
+  private:
+    void say(std::FILE* out, const std::string& line) {
+        std::lock_guard lock(progress_.output_mutex());
+        progress_.clear_line();
+        std::fprintf(out, "%s\n", line.c_str());
+    }
+
+    Expected<exporter::HttpClient> connect() {
+        return exporter::HttpClient::create(a_.url, a_.credentials, a_.policy, [this](const std::string& m) {
+            say(stderr, ctx_.program + " export: " + m);
+        });
+    }
+
+    // A worker: takes the next file until none is left.
+    void work() {
+        std::vector<exporter::HttpClient> clients;
+        for (unsigned c = 0; c < a_.connections; ++c) {
+            auto client = connect();
+            if (!client) {
+                say(stderr, ctx_.program + " export: " + client.error().to_string());
+                failed_ += 1;
+                return;
+            }
+            clients.push_back(std::move(*client));
+        }
+        std::vector<exporter::HttpClient*> client_ptrs;
+        for (auto& c : clients) client_ptrs.push_back(&c);
+        exporter::FileExporter exporter(client_ptrs, schema_, options_, counters_);
+        for (size_t i; (i = next_++) < a_.files.size();) {
+            auto r = exporter.run(a_.files[i]);
+            counters_.files_done += 1;
+            if (!r) {
+                failed_ += 1;
+                say(stderr, ctx_.program + " export: " + r.error().to_string());
+                continue;
+            }
+            if (r->already_exported) skipped_ += 1;
+            if (!a_.quiet) say(stdout, a_.files[i] + ": " + file_line(*r));
+        }
+    }
+
+    static std::string file_line(const exporter::FileExportResult& r) {
+        if (r.already_exported) return "already exported";
+        return std::to_string(r.events) + " events in " + std::to_string(r.batches) + " batches, " +
+               sinks::ProgressBar::bytes_text(r.sent_bytes) + " sent";
+    }
+
+    void summary(double secs) {
+        char line[256];
+        std::snprintf(
+            line, sizeof line,
+            "export: %zu files (%zu already exported, %zu failed), %llu events in %.2f s (%.0f events/s)",
+            a_.files.size(), skipped_.load(), failed_.load(),
+            static_cast<unsigned long long>(counters_.events.load()), secs,
+            secs > 0 ? counters_.events / secs : 0.0);
+        say(stderr, line);
+    }
+
+    CliContext& ctx_;
+    const ExportArgs& a_;
+    const exporter::ClickHouseSchema schema_;
+    exporter::ExportCounters counters_;
+    exporter::ExportProgress progress_;
+    exporter::FileExportOptions options_;
+    std::atomic<size_t> next_{0};
+    std::atomic<size_t> failed_{0}, skipped_{0};
+};
+
+}  // namespace
+
+int run_export(CliContext& ctx, const std::vector<std::string>& args) {
+    ExportArgs a;
+    if (int rc = parse_export_args(ctx, args, a); rc >= 0) return rc;
     uint64_t total_bytes = 0;
-    for (const auto& f : files) {
+    for (const auto& f : a.files) {
         auto m = io::MappedFile::open(f);
         if (!m) {
             ctx.error("export: " + std::move(m).error().in_file(f).to_string());
@@ -113,92 +249,9 @@ int run_export(CliContext& ctx, const std::vector<std::string>& args) {
         }
         total_bytes += (*m)->size();
     }
-
-    exporter::RetryPolicy policy;
-    policy.attempts = retries + 1;
-    policy.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(read_timeout * 1000));
-    policy.deadline = std::chrono::milliseconds(static_cast<int64_t>(deadline * 1000));
-    exporter::ExportCounters counters;
-    exporter::ExportProgress progress(counters, files.size(), total_bytes, !quiet);
-    auto say = [&](std::FILE* out, const std::string& line) {
-        std::lock_guard lock(progress.output_mutex());
-        progress.clear_line();
-        std::fprintf(out, "%s\n", line.c_str());
-    };
-    auto retry_log = [&](const std::string& m) { say(stderr, ctx.program + " export: " + m); };
-    auto connect = [&]() { return exporter::HttpClient::create(*url, credentials, policy, retry_log); };
-
-    const exporter::ClickHouseSchema schema(url->database);
-    {
-        auto client = connect();
-        if (!client) {
-            ctx.error("export: " + client.error().to_string());
-            return kExitRuntime;
-        }
-        for (const std::string& sql :
-             {schema.create_database(), schema.create_events(), schema.create_files()}) {
-            if (auto r = client->query(sql); !r) {
-                say(stderr, ctx.program + " export: " + r.error().to_string());
-                return kExitRuntime;
-            }
-        }
-    }
-
-    exporter::FileExportOptions file_options;
-    file_options.batch_rows = batch_rows;
-    file_options.fail_after_batches = fail_after_batches_from_env();
-    std::atomic<size_t> next{0};
-    std::atomic<size_t> failed{0}, skipped{0};
-    const auto start = std::chrono::steady_clock::now();
-    auto worker = [&]() {
-        std::vector<exporter::HttpClient> clients;
-        for (unsigned c = 0; c < connections; ++c) {
-            auto client = connect();
-            if (!client) {
-                say(stderr, ctx.program + " export: " + client.error().to_string());
-                failed += 1;
-                return;
-            }
-            clients.push_back(std::move(*client));
-        }
-        std::vector<exporter::HttpClient*> client_ptrs;
-        for (auto& c : clients) client_ptrs.push_back(&c);
-        exporter::FileExporter exporter(client_ptrs, schema, file_options, counters);
-        for (size_t i; (i = next++) < files.size();) {
-            auto r = exporter.run(files[i]);
-            counters.files_done += 1;
-            if (!r) {
-                failed += 1;
-                say(stderr, ctx.program + " export: " + r.error().to_string());
-                continue;
-            }
-            if (r->already_exported) skipped += 1;
-            if (quiet) continue;
-            if (r->already_exported)
-                say(stdout, files[i] + ": already exported");
-            else
-                say(stdout, files[i] + ": " + std::to_string(r->events) + " events in " +
-                                std::to_string(r->batches) + " batches, " +
-                                sinks::ProgressBar::bytes_text(r->sent_bytes) + " sent");
-        }
-    };
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < std::min<size_t>(jobs, files.size()); ++t) threads.emplace_back(worker);
-    worker();
-    for (auto& t : threads) t.join();
-
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!quiet) {
-        char line[256];
-        std::snprintf(
-            line, sizeof line,
-            "export: %zu files (%zu already exported, %zu failed), %llu events in %.2f s (%.0f events/s)",
-            files.size(), skipped.load(), failed.load(),
-            static_cast<unsigned long long>(counters.events.load()), secs,
-            secs > 0 ? counters.events / secs : 0.0);
-        say(stderr, line);
-    }
-    return failed ? kExitRuntime : kExitOk;
+    ExportRun run(ctx, a, total_bytes);
+    if (!run.create_tables()) return kExitRuntime;
+    return run.run();
 }
 
 }  // namespace ringscope::cli

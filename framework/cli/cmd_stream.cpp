@@ -64,6 +64,13 @@ class StreamRun {
     // Reads what each CPU has (non-blocking) and prints it in time order. False on a read error.
     bool drain_round();
     void print_pending();
+    // The formats, kallsyms and cmdlines of the session, in a metadata-only trace.dat that the
+    // engine opens (the file's name is gone once it is mapped).
+    Status open_metadata(capture::TracingSession& sess);
+    // The plugins' handlers, the print dispatch over them, and the common fields' layout.
+    void start_handlers();
+    // Polls the CPUs and prints each round until a signal, the end of `child` or a failure.
+    void print_until_stopped(int sfd, pid_t& child);
 
     CliContext& ctx_;
     std::unique_ptr<engine::TraceFile> file_;
@@ -149,6 +156,104 @@ void StreamRun::print_pending() {
     out_->flush();
 }
 
+Status StreamRun::open_metadata(capture::TracingSession& sess) {
+    const tracefs::Instance& inst = sess.instance();
+    auto meta = capture::collect_metadata(inst, &sess.events(), static_cast<uint32_t>(sess.cpus().size()));
+    if (!meta) return meta.error();
+    if (auto c = tracefs::read_saved_cmdlines(inst.root())) meta->saved_cmdlines = std::move(*c);
+    auto subbuf = inst.subbuf_size();
+    if (!subbuf) return subbuf.error();
+    subbuf_ = *subbuf;
+    auto clock = inst.clock();
+    if (!clock) return clock.error();
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string tmp = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/ringscope-stream-XXXXXX";
+    const int tfd = ::mkstemp(tmp.data());
+    if (tfd < 0)
+        return Error(Errc::io, std::string("cannot create a temporary file: ") + std::strerror(errno));
+    ::close(tfd);
+    capture::AssembleSpec spec;
+    spec.output = tmp;
+    spec.config.compression = io::Compression::none;
+    spec.buffers.push_back({"", *clock, subbuf_, {}});
+    Status made = capture::assemble_trace_dat(spec, std::move(*meta));
+    if (!made) {
+        ::unlink(tmp.c_str());
+        return made.error();
+    }
+    auto file = engine::TraceFile::open(tmp, engine::OpenOptions{});
+    ::unlink(tmp.c_str());  // the engine maps it: the name is no longer needed
+    if (!file) return file.error();
+    file_ = std::move(*file);
+    layout_ = file_->layout();
+    layout_.subbuf_size = subbuf_;
+    return {};
+}
+
+void StreamRun::start_handlers() {
+    if (!ctx_.no_plugins)
+        for (const auto& h : ctx_.plugins().handlers()) {
+            try {
+                if (auto hi = h.factory()) handlers_.push_back(std::move(hi));
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s stream: plugin %s: %s\n", ctx_.program.c_str(), h.plugin.c_str(),
+                             e.what());
+            }
+        }
+    std::vector<EventHandler*> raw;
+    for (auto& h : handlers_) raw.push_back(h.get());
+    dispatch_ = std::make_unique<engine::PrintDispatch>(*file_, raw);
+    for (const EventType* t : file_->types()) {
+        const FieldInfo* fl = t->find_field("common_flags");
+        const FieldInfo* pc = t->find_field("common_preempt_count");
+        if (fl) {
+            common_ = {fl->offset, fl->size, pc ? pc->offset : 0, pc ? pc->size : 0};
+            break;
+        }
+    }
+    for (auto& h : handlers_) h->begin(*file_);
+}
+
+void StreamRun::print_until_stopped(int sfd, pid_t& child) {
+    std::vector<pollfd> fds;
+    for (bool done = false; !done;) {
+        fds.clear();
+        fds.push_back({sfd, POLLIN, 0});
+        for (auto& c : cpus_) fds.push_back({c.fd(), POLLIN, 0});
+        ::poll(fds.data(), fds.size(), 200);
+        signalfd_siginfo si;
+        while (::read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
+            if (si.ssi_signo != SIGCHLD) {  // INT, TERM, HUP, PIPE: stop, restore, exit
+                done = true;
+                if (child > 0) ::kill(child, static_cast<int>(si.ssi_signo));
+            }
+        }
+        if (child > 0) {
+            int status;
+            if (::waitpid(child, &status, WNOHANG) == child) {
+                child = -1;
+                done = true;
+            }
+        }
+        if (!drain_round() || out_->failed()) break;
+    }
+}
+
+// Runs `command` in a child with the signal mask `old`; its pid.
+pid_t start_command(const std::vector<std::string>& command, const sigset_t& old) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        pthread_sigmask(SIG_SETMASK, &old, nullptr);
+        std::vector<char*> argv;
+        for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+        argv.push_back(nullptr);
+        ::execvp(argv[0], argv.data());
+        std::fprintf(stderr, "ringscope stream: cannot run %s: %s\n", argv[0], std::strerror(errno));
+        ::_exit(127);
+    }
+    return child;
+}
+
 int StreamRun::run(const capture::RecordOptions& o) {
     const std::vector<std::string>& command = o.command;
     // The line as report prints it by default: the release RINGSCOPE_COMPAT names, else 3.4 (the
@@ -178,63 +283,11 @@ int StreamRun::run(const capture::RecordOptions& o) {
     auto session = capture::TracingSession::start(o.setup);
     if (!session) return fail(session.error());
     capture::TracingSession& sess = **session;
-    const tracefs::Instance& inst = sess.instance();
-    root_ = inst.root();
-
-    auto meta = capture::collect_metadata(inst, &sess.events(), static_cast<uint32_t>(sess.cpus().size()));
-    if (!meta) return fail(meta.error());
-    if (auto c = tracefs::read_saved_cmdlines(inst.root())) meta->saved_cmdlines = std::move(*c);
-    auto subbuf = inst.subbuf_size();
-    if (!subbuf) return fail(subbuf.error());
-    subbuf_ = *subbuf;
-    auto clock = inst.clock();
-    if (!clock) return fail(clock.error());
-    const char* tmpdir = std::getenv("TMPDIR");
-    std::string tmp = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/ringscope-stream-XXXXXX";
-    const int tfd = ::mkstemp(tmp.data());
-    if (tfd < 0)
-        return fail(Error(Errc::io, std::string("cannot create a temporary file: ") + std::strerror(errno)));
-    ::close(tfd);
-    capture::AssembleSpec spec;
-    spec.output = tmp;
-    spec.config.compression = io::Compression::none;
-    spec.buffers.push_back({"", *clock, subbuf_, {}});
-    Status made = capture::assemble_trace_dat(spec, std::move(*meta));
-    if (!made) {
-        ::unlink(tmp.c_str());
-        return fail(made.error());
-    }
-    auto file = engine::TraceFile::open(tmp, engine::OpenOptions{});
-    ::unlink(tmp.c_str());  // the engine maps it: the name is no longer needed
-    if (!file) return fail(file.error());
-    file_ = std::move(*file);
-    layout_ = file_->layout();
-    layout_.subbuf_size = subbuf_;
-
-    if (!ctx_.no_plugins)
-        for (const auto& h : ctx_.plugins().handlers()) {
-            try {
-                if (auto hi = h.factory()) handlers_.push_back(std::move(hi));
-            } catch (const std::exception& e) {
-                std::fprintf(stderr, "%s stream: plugin %s: %s\n", ctx_.program.c_str(), h.plugin.c_str(),
-                             e.what());
-            }
-        }
-    std::vector<EventHandler*> raw;
-    for (auto& h : handlers_) raw.push_back(h.get());
-    dispatch_ = std::make_unique<engine::PrintDispatch>(*file_, raw);
-    for (const EventType* t : file_->types()) {
-        const FieldInfo* fl = t->find_field("common_flags");
-        const FieldInfo* pc = t->find_field("common_preempt_count");
-        if (fl) {
-            common_ = {fl->offset, fl->size, pc ? pc->offset : 0, pc ? pc->size : 0};
-            break;
-        }
-    }
-    for (auto& h : handlers_) h->begin(*file_);
-
+    root_ = sess.instance().root();
+    if (Status st = open_metadata(sess); !st) return fail(st.error());
+    start_handlers();
     for (int cpu : sess.cpus()) {
-        auto c = tracefs::TracefsCpu::open(inst, cpu, true);
+        auto c = tracefs::TracefsCpu::open(sess.instance(), cpu, true);
         if (!c) return fail(c.error());
         cpus_.push_back(std::move(*c));
     }
@@ -249,43 +302,8 @@ int StreamRun::run(const capture::RecordOptions& o) {
     Status on =
         o.no_filter || !command.empty() ? Status{} : sess.exclude_pids({static_cast<int>(::getpid())});
     if (on) on = sess.set_tracing(true);
-    pid_t child = -1;
-    if (on && !command.empty()) {
-        child = ::fork();
-        if (child == 0) {
-            pthread_sigmask(SIG_SETMASK, &old, nullptr);
-            std::vector<char*> argv;
-            for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
-            argv.push_back(nullptr);
-            ::execvp(argv[0], argv.data());
-            std::fprintf(stderr, "ringscope stream: cannot run %s: %s\n", argv[0], std::strerror(errno));
-            ::_exit(127);
-        }
-    }
-    bool ok = on.ok() && sfd >= 0;
-    bool done = !ok;
-    std::vector<pollfd> fds;
-    while (!done) {
-        fds.clear();
-        fds.push_back({sfd, POLLIN, 0});
-        for (auto& c : cpus_) fds.push_back({c.fd(), POLLIN, 0});
-        ::poll(fds.data(), fds.size(), 200);
-        signalfd_siginfo si;
-        while (::read(sfd, &si, sizeof si) == static_cast<ssize_t>(sizeof si)) {
-            if (si.ssi_signo != SIGCHLD) {  // INT, TERM, HUP, PIPE: stop, restore, exit
-                done = true;
-                if (child > 0) ::kill(child, static_cast<int>(si.ssi_signo));
-            }
-        }
-        if (child > 0) {
-            int status;
-            if (::waitpid(child, &status, WNOHANG) == child) {
-                child = -1;
-                done = true;
-            }
-        }
-        if (!drain_round() || out_->failed()) break;
-    }
+    pid_t child = on && !command.empty() ? start_command(command, old) : -1;
+    if (on.ok() && sfd >= 0) print_until_stopped(sfd, child);
     (void)sess.set_tracing(false);
     if (read_errno_ == 0 && !out_->failed()) (void)drain_round();  // what is left in the buffers
     cpus_.clear();

@@ -142,86 +142,107 @@ int run_stop(CliContext& ctx, const std::vector<std::string>& args) {
     return kExitOk;
 }
 
-int run_reset(CliContext& ctx, const std::vector<std::string>& args) {
-    // Order matters, as trace-cmd's: -b and -d apply to the buffer named last (-B, -a or -t).
-    struct Target {
-        std::string name;  // "" = top
-        bool all = false;
-        capture::ResetSpec spec;
-        bool remove = false;
-    };
-    std::vector<Target> targets{{}};
+namespace {
+
+// A buffer reset names, with what is done to it. Order matters, as trace-cmd's: -b and -d apply
+// to the buffer named last (-B, -a or -t).
+struct ResetTarget {
+    std::string name;  // "" = top
+    bool all = false;
+    capture::ResetSpec spec;
+    bool remove = false;
+};
+
+struct ResetArgs {
+    std::vector<ResetTarget> targets{{}};  // the first: the top buffer, before any -B, -a, -t
     bool restore = false, named = false, top = false;
-    const int rc = walk_options(
-        ctx, "reset", args, "b:B:atd", {"restore"},
-        "usage: ringscope reset [-b KB] [-B NAME [-d]] [-a [-d]] [-t] | --restore\n\n"
-        "Turns all tracing off and back to the kernel's defaults (tracer nop, events off, "
-        "filters,\n"
-        "triggers and pid lists cleared, CPU mask all, clock local, buffer emptied, tracing on), "
-        "as\n"
-        "trace-cmd reset. -b KB resizes the buffer named before it; -d removes the instances "
-        "named\n"
-        "before it. --restore instead puts back what `start` and killed runs changed (their "
-        "journals).\n",
-        [&](const OptionEvent& e) {
-            if (e.name == "restore") restore = true;
-            if (e.name == "B") {
-                named = true;
-                targets.push_back({e.value, false, {}, false});
+};
+
+constexpr const char* kResetHelp =
+    "usage: ringscope reset [-b KB] [-B NAME [-d]] [-a [-d]] [-t] | --restore\n\n"
+    "Turns all tracing off and back to the kernel's defaults (tracer nop, events off, "
+    "filters,\n"
+    "triggers and pid lists cleared, CPU mask all, clock local, buffer emptied, tracing on), "
+    "as\n"
+    "trace-cmd reset. -b KB resizes the buffer named before it; -d removes the instances "
+    "named\n"
+    "before it. --restore instead puts back what `start` and killed runs changed (their "
+    "journals).\n";
+
+// Returns -1 to go on, or the exit code to return now.
+int parse_reset_args(CliContext& ctx, const std::vector<std::string>& args, ResetArgs& r) {
+    return walk_options(ctx, "reset", args, "b:B:atd", {"restore"}, kResetHelp, [&](const OptionEvent& e) {
+        if (e.name == "restore") r.restore = true;
+        if (e.name == "B") {
+            r.named = true;
+            r.targets.push_back({e.value, false, {}, false});
+        }
+        if (e.name == "a") {
+            r.named = true;
+            r.targets.push_back({"", true, {}, false});
+        }
+        if (e.name == "t") {
+            r.top = true;
+            r.targets.push_back({});
+        }
+        if (e.name == "b") {
+            char* end = nullptr;
+            const long kb = std::strtol(e.value.c_str(), &end, 10);
+            r.targets.back().spec.buffer_kb = static_cast<uint64_t>(kb <= 1 || !end || *end ? 1 : kb);
+        }
+        if (e.name == "d") {
+            if (r.targets.back().name.empty() && !r.targets.back().all) {
+                ctx.error("reset: Can not delete top level buffer");
+                return kExitUsage;
             }
-            if (e.name == "a") {
-                named = true;
-                targets.push_back({"", true, {}, false});
-            }
-            if (e.name == "t") {
-                top = true;
-                targets.push_back({});
-            }
-            if (e.name == "b") {
-                char* end = nullptr;
-                const long kb = std::strtol(e.value.c_str(), &end, 10);
-                targets.back().spec.buffer_kb = static_cast<uint64_t>(kb <= 1 || !end || *end ? 1 : kb);
-            }
-            if (e.name == "d") {
-                if (targets.back().name.empty() && !targets.back().all) {
-                    ctx.error("reset: Can not delete top level buffer");
-                    return kExitUsage;
-                }
-                targets.back().remove = true;
-            }
-            return -1;
-        });
-    if (rc >= 0) return rc;
-    if (restore) {
-        auto r = capture::recover_journals(stderr, true);
-        if (!r) return fail(ctx, "reset --restore", r.error());
-        if (*r == 0) std::fprintf(stderr, "ringscope: no tracing state to restore\n");
+            r.targets.back().remove = true;
+        }
+        return -1;
+    });
+}
+
+// The buffers `t` names: the top one, an instance, or with -a every instance there is.
+Expected<std::vector<tracefs::Instance>> target_buffers(const std::string& root, const ResetTarget& t) {
+    std::vector<std::string> names;
+    if (t.all) {
+        if (auto n = capture::instance_names(root)) names = *n;
+    } else if (!t.name.empty()) {
+        names.push_back(t.name);
+    }
+    std::vector<tracefs::Instance> bufs;
+    if (!t.all && t.name.empty()) {
+        if (auto top_in = tracefs::Instance::top(root)) bufs.push_back(*top_in);
+    }
+    for (const auto& n : names) {
+        auto in = tracefs::Instance::open(n, root);
+        if (!in) return in.error();
+        bufs.push_back(*in);
+    }
+    return bufs;
+}
+
+}  // namespace
+
+int run_reset(CliContext& ctx, const std::vector<std::string>& args) {
+    ResetArgs r;
+    if (int rc = parse_reset_args(ctx, args, r); rc >= 0) return rc;
+    if (r.restore) {
+        auto n = capture::recover_journals(stderr, true);
+        if (!n) return fail(ctx, "reset --restore", n.error());
+        if (*n == 0) std::fprintf(stderr, "ringscope: no tracing state to restore\n");
         return kExitOk;
     }
     recover_tracing_state(ctx);
     auto root = tracefs_root();
     if (!root) return fail(ctx, "reset", root.error());
     Status first;
-    for (size_t i = 0; i < targets.size(); ++i) {
-        const Target& t = targets[i];
-        if (i == 0 && (named || top) && t.spec.buffer_kb == 0)
+    for (size_t i = 0; i < r.targets.size(); ++i) {
+        const ResetTarget& t = r.targets[i];
+        if (i == 0 && (r.named || r.top) && t.spec.buffer_kb == 0)
             continue;  // -B/-a leave the top out, -t adds it
-        std::vector<std::string> names;
-        if (t.all) {
-            if (auto n = capture::instance_names(*root)) names = *n;
-        } else if (!t.name.empty()) {
-            names.push_back(t.name);
-        }
-        std::vector<tracefs::Instance> bufs;
-        if (!t.all && t.name.empty()) {
-            if (auto top_in = tracefs::Instance::top(*root)) bufs.push_back(*top_in);
-        }
-        for (const auto& n : names) {
-            auto in = tracefs::Instance::open(n, *root);
-            if (!in) return fail(ctx, "reset", in.error());
-            bufs.push_back(*in);
-        }
-        for (auto& in : bufs) {
+        auto bufs = target_buffers(*root, t);
+        if (!bufs) return fail(ctx, "reset", bufs.error());
+        for (auto& in : *bufs) {
             Status st = capture::reset_buffer(in, t.spec);
             if (st && t.remove && !in.is_top()) st = in.destroy();
             if (!st && first) first = st;

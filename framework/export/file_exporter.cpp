@@ -62,6 +62,70 @@ Error FileExporter::without_rows(Error e, uint64_t file_id) {
     return Error(e.code(), e.message() + "; its rows were removed (partition dropped)");
 }
 
+Status FileExporter::send_events(Trace& trace, const std::string& path, const std::string& host,
+                                 FileExportResult& result) {
+    DeflateStream body;
+    EventBlock batch(result.file_id, path, host);
+    uint64_t seq = 0, batch_first = 0;
+    BatchSender sender(clients_, schema_, result.file_id, counters_);
+    const auto stop_hook = [&] {
+        return options_.fail_after_batches && result.batches >= options_.fail_after_batches;
+    };
+    auto flush = [&]() -> Status {
+        if (batch.rows() == 0) return Status::success();
+        body.reset();
+        batch.encode(body);
+        if (Status s = body.finish(); !s) return s;
+        if (Status s = sender.send(body.take(), batch_first, seq); !s) return s;
+        batch.clear();
+        batch_first = seq;
+        ++result.batches;
+        if (stop_hook()) {
+            if (Status s = sender.finish(); !s) return s;
+            return Error(Errc::io, "stopped after " + std::to_string(result.batches) +
+                                       " batches (RINGSCOPE_EXPORT_FAIL_AFTER_BATCHES)");
+        }
+        return Status::success();
+    };
+    Status sent;
+    for (const Event& ev : trace.events()) {
+        batch.add(seq++, ev);
+        if (batch.rows() >= options_.batch_rows)
+            if (sent = flush(); !sent) break;
+    }
+    if (sent && !trace.status()) sent = trace.status().error();
+    if (sent) sent = flush();
+    // Every batch in flight ends (stored or failed) before anything is dropped.
+    if (Status s = sender.finish(); sent && !s) sent = std::move(s);
+    if (!sent) {
+        if (stop_hook()) return sent;  // the test hook stands for a crash: rows stay
+        return without_rows(std::move(sent).error(), result.file_id);
+    }
+    result.sent_bytes = sender.sent_bytes();
+    result.events = seq;
+    return {};
+}
+
+Status FileExporter::insert_files_row(const std::vector<uint8_t>& row, const std::string& exported_sql,
+                                      uint64_t file_id) {
+    auto files_landed = [&]() -> Expected<bool> {
+        auto n = client_.query_count(exported_sql);
+        if (!n) return std::move(n).error();
+        return *n > 0;
+    };
+    Status s = client_.insert(schema_.insert_files(), row, files_landed);
+    if (s) return s;
+    // Its rows go only when the files row is known absent; one that landed unseen makes the
+    // file exported after all.
+    auto n = client_.query_count(exported_sql);
+    if (n && *n == 0) return without_rows(std::move(s).error(), file_id);
+    if (!n) {
+        Error e = std::move(s).error();
+        return Error(e.code(), e.message() + "; its rows stay: whether its files row landed is unknown");
+    }
+    return {};
+}
+
 Expected<FileExportResult> FileExporter::run(const std::string& path) {
     FileExportResult result;
     result.path = path;
@@ -93,69 +157,16 @@ Expected<FileExportResult> FileExporter::run(const std::string& path) {
     }
     if (auto dropped = client_.query(schema_.drop_file_events(result.file_id)); !dropped)
         return fail(std::move(dropped).error());
+    if (Status s = send_events(*trace, path, host, result); !s) return fail(std::move(s).error());
 
     DeflateStream body;
-    EventBlock batch(result.file_id, path, host);
-    uint64_t seq = 0, batch_first = 0;
-    {
-        BatchSender sender(clients_, schema_, result.file_id, counters_);
-        auto flush = [&]() -> Status {
-            if (batch.rows() == 0) return Status::success();
-            body.reset();
-            batch.encode(body);
-            if (Status s = body.finish(); !s) return s;
-            if (Status s = sender.send(body.take(), batch_first, seq); !s) return s;
-            batch.clear();
-            batch_first = seq;
-            ++result.batches;
-            if (options_.fail_after_batches && result.batches >= options_.fail_after_batches) {
-                if (Status s = sender.finish(); !s) return s;
-                return Error(Errc::io, "stopped after " + std::to_string(result.batches) +
-                                           " batches (RINGSCOPE_EXPORT_FAIL_AFTER_BATCHES)");
-            }
-            return Status::success();
-        };
-        Status sent;
-        for (const Event& ev : trace->events()) {
-            batch.add(seq++, ev);
-            if (batch.rows() >= options_.batch_rows)
-                if (sent = flush(); !sent) break;
-        }
-        if (sent && !trace->status()) sent = trace->status().error();
-        if (sent) sent = flush();
-        // Every batch in flight ends (stored or failed) before anything is dropped.
-        if (Status s = sender.finish(); sent && !s) sent = std::move(s);
-        if (!sent) {
-            if (options_.fail_after_batches && result.batches >= options_.fail_after_batches)
-                return fail(std::move(sent).error());  // the test hook stands for a crash: rows stay
-            return fail(without_rows(std::move(sent).error(), result.file_id));
-        }
-        result.sent_bytes = sender.sent_bytes();
-    }
-    result.events = seq;
-
-    body.reset();
     encode_file_row(
         FileRow{result.file_id, path, trace_id, *hash, uname, host, static_cast<uint32_t>(file->cpu_count()),
                 result.events, file_bytes, static_cast<uint32_t>(std::time(nullptr))},
         body);
     if (Status s = body.finish(); !s) return fail(std::move(s).error());
-    auto files_landed = [&]() -> Expected<bool> {
-        auto n = client_.query_count(exported_sql);
-        if (!n) return std::move(n).error();
-        return *n > 0;
-    };
-    if (Status s = client_.insert(schema_.insert_files(), body.body(), files_landed); !s) {
-        // Its rows go only when the files row is known absent; one that landed unseen makes the
-        // file exported after all.
-        auto n = client_.query_count(exported_sql);
-        if (n && *n == 0) return fail(without_rows(std::move(s).error(), result.file_id));
-        if (!n) {
-            Error e = std::move(s).error();
-            return fail(
-                Error(e.code(), e.message() + "; its rows stay: whether its files row landed is unknown"));
-        }
-    }
+    if (Status s = insert_files_row(body.body(), exported_sql, result.file_id); !s)
+        return fail(std::move(s).error());
     result.sent_bytes += body.body().size();
     counters_.sent_bytes += body.body().size();
     counters_.input_bytes += file_bytes;

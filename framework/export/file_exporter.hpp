@@ -11,11 +11,16 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <ringscope/error.hpp>
 
 #include "framework/export/clickhouse_schema.hpp"
 #include "framework/export/http_client.hpp"
+
+namespace ringscope {
+class Trace;
+}
 
 namespace ringscope::exporter {
 
@@ -55,6 +60,13 @@ class FileExporter {
   private:
     // e, after dropping the file's partition (or saying that it could not be dropped).
     Error without_rows(Error e, uint64_t file_id);
+    // Step 4: every event of `trace` in batches (result's events, batches, sent_bytes). A failure
+    // drops what was stored (step 6), but for the test hook's.
+    Status send_events(Trace& trace, const std::string& path, const std::string& host,
+                       FileExportResult& result);
+    // Step 5: the DB.files row (`row`, encoded). `exported_sql` counts the file's rows in DB.files.
+    Status insert_files_row(const std::vector<uint8_t>& row, const std::string& exported_sql,
+                            uint64_t file_id);
 
     std::span<HttpClient* const> clients_;
     HttpClient& client_;

@@ -48,6 +48,74 @@ void split_slash(std::string_view piece, size_t base, std::string_view& a, size_
     }
 }
 
+// Adds the types one piece of the event part names (`system/event` or one pattern matched against
+// both) to `matched`. `start`: the piece's offset in the filter, for the error's column.
+Status match_piece(std::string_view piece, size_t start, std::span<const EventType* const> types,
+                   std::vector<const EventType*>& matched) {
+    std::string_view first, second;
+    size_t first_col = 0, second_col = 0;
+    split_slash(piece, start, first, first_col, second, second_col);
+    if (first.data() == nullptr) return parse_error("no filter found", start + 1);
+    first = trim(first, first_col);
+    second = trim(second, second_col);
+    std::string_view sys, name = first;
+    size_t name_col = first_col;
+    if (second.data() != nullptr) {
+        sys = first;
+        name = second;
+        name_col = second_col;
+    }
+    auto name_re = filter::Regex::compile("^" + std::string(name) + "$");
+    if (!name_re) return parse_error("invalid event name '" + std::string(name) + "'", name_col + 1);
+    std::unique_ptr<filter::Regex> sys_re;
+    if (second.data() != nullptr) {
+        sys_re = filter::Regex::compile("^" + std::string(sys) + "$");
+        if (!sys_re) return parse_error("invalid event name '" + std::string(sys) + "'", first_col + 1);
+    }
+    bool any = false;
+    for (const EventType* t : types) {
+        if (!t) continue;
+        const bool hit = sys_re ? (sys_re->search(t->system) && name_re->search(t->name))
+                                : (name_re->search(t->system) || name_re->search(t->name));
+        if (!hit) continue;
+        any = true;
+        matched.push_back(t);
+    }
+    if (!any) return parse_error("no event found for '" + std::string(piece) + "'", start + 1);
+    return {};
+}
+
+// The types the event part names (its pieces between commas), by id, each once.
+Expected<std::vector<const EventType*>> match_types(std::string_view events,
+                                                    std::span<const EventType* const> types) {
+    std::vector<const EventType*> matched;
+    for (size_t start = 0;;) {
+        const size_t comma = events.find(',', start);
+        const std::string_view piece =
+            events.substr(start, comma == events.npos ? events.npos : comma - start);
+        if (Status st = match_piece(piece, start, types, matched); !st) return std::move(st).error();
+        if (comma == events.npos) break;
+        start = comma + 1;
+    }
+    std::sort(matched.begin(), matched.end(),
+              [](const EventType* a, const EventType* b) { return a->id < b->id; });
+    matched.erase(std::unique(matched.begin(), matched.end(),
+                              [](const EventType* a, const EventType* b) { return a->id == b->id; }),
+                  matched.end());
+    return matched;
+}
+
+// The tree of a filter without an expression: TRUE.
+filter::Tree true_tree() {
+    filter::Tree tree;
+    filter::Node all;
+    all.kind = filter::NodeKind::boolean;
+    all.truth = true;
+    tree.nodes.push_back(std::move(all));
+    tree.root = 0;
+    return tree;
+}
+
 }  // namespace
 
 struct EventFilter::Impl {
@@ -73,53 +141,8 @@ Expected<EventFilter> EventFilter::parse(std::string_view text, std::span<const 
     if (const size_t nul = text.find('\0'); nul != text.npos)
         return parse_error("Unexpected character", nul + 1);
     const size_t colon = text.find(':');
-    const std::string_view events = colon == text.npos ? text : text.substr(0, colon);
-
-    // The event part: pieces between commas, each `system/event` or one pattern.
-    std::vector<const EventType*> matched;
-    size_t start = 0;
-    for (;;) {
-        const size_t comma = events.find(',', start);
-        const std::string_view piece =
-            events.substr(start, comma == events.npos ? events.npos : comma - start);
-        std::string_view first, second;
-        size_t first_col = 0, second_col = 0;
-        split_slash(piece, start, first, first_col, second, second_col);
-        if (first.data() == nullptr) return parse_error("no filter found", start + 1);
-        first = trim(first, first_col);
-        second = trim(second, second_col);
-        std::string_view sys, name = first;
-        size_t name_col = first_col;
-        if (second.data() != nullptr) {
-            sys = first;
-            name = second;
-            name_col = second_col;
-        }
-        auto name_re = filter::Regex::compile("^" + std::string(name) + "$");
-        if (!name_re) return parse_error("invalid event name '" + std::string(name) + "'", name_col + 1);
-        std::unique_ptr<filter::Regex> sys_re;
-        if (second.data() != nullptr) {
-            sys_re = filter::Regex::compile("^" + std::string(sys) + "$");
-            if (!sys_re) return parse_error("invalid event name '" + std::string(sys) + "'", first_col + 1);
-        }
-        bool any = false;
-        for (const EventType* t : types) {
-            if (!t) continue;
-            const bool hit = sys_re ? (sys_re->search(t->system) && name_re->search(t->name))
-                                    : (name_re->search(t->system) || name_re->search(t->name));
-            if (!hit) continue;
-            any = true;
-            matched.push_back(t);
-        }
-        if (!any) return parse_error("no event found for '" + std::string(piece) + "'", start + 1);
-        if (comma == events.npos) break;
-        start = comma + 1;
-    }
-    std::sort(matched.begin(), matched.end(),
-              [](const EventType* a, const EventType* b) { return a->id < b->id; });
-    matched.erase(std::unique(matched.begin(), matched.end(),
-                              [](const EventType* a, const EventType* b) { return a->id == b->id; }),
-                  matched.end());
+    auto matched = match_types(colon == text.npos ? text : text.substr(0, colon), types);
+    if (!matched) return std::move(matched).error();
 
     EventFilter out;
     Impl& im = *out.impl_;
@@ -141,28 +164,19 @@ Expected<EventFilter> EventFilter::parse(std::string_view text, std::span<const 
     std::optional<Error> first_error;
     const EventType* error_type = nullptr;
     bool any_ok = false;
-    for (const EventType* t : matched) {
-        filter::Tree tree;
-        if (colon == text.npos) {
-            filter::Node all;  // no expression: TRUE
-            all.kind = filter::NodeKind::boolean;
-            all.truth = true;
-            tree.nodes.push_back(std::move(all));
-            tree.root = 0;
-        } else {
-            auto built = filter::build_tree(tokens, expr.size(), *t, base);
-            if (!built) {
-                if (!first_error) {
-                    first_error = std::move(built).error();
-                    error_type = t;
-                }
-                continue;
+    for (const EventType* t : *matched) {
+        auto tree = colon == text.npos ? Expected<filter::Tree>(true_tree())
+                                       : filter::build_tree(tokens, expr.size(), *t, base);
+        if (!tree) {
+            if (!first_error) {
+                first_error = std::move(tree).error();
+                error_type = t;
             }
-            tree = std::move(*built);
+            continue;
         }
         any_ok = true;
         im.ids.push_back(t->id);
-        im.programs.push_back(filter::Program::compile(tree));
+        im.programs.push_back(filter::Program::compile(*tree));
     }
     if (first_error) {
         // Errors that depend on the fields of one type say which type.

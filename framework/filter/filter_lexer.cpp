@@ -1,5 +1,7 @@
 #include "framework/filter/filter_lexer.hpp"
 
+#include "framework/format/tokenizer.hpp"
+
 namespace ringscope::filter {
 namespace {
 
@@ -58,43 +60,14 @@ Status lex_quoted(std::string_view s, size_t& i, unsigned char c, Token& t) {
     return {};
 }
 
-// An operator starting at S[I] (character C) into T: the longest libtraceevent's reader takes.
-void lex_operator(std::string_view s, size_t& i, unsigned char c, Token& t) {
-    const size_t n = s.size();
-    auto peek = [&](size_t at) -> int { return at < n ? static_cast<unsigned char>(s[at]) : -1; };
+// An operator starting at S[I] into T: the longest libtraceevent's reader takes.
+void lex_operator(std::string_view s, size_t& i, Token& t) {
+    const size_t n = format::operator_length(s, i);
     t.kind = TokenKind::op;
-    t.text.assign(1, static_cast<char>(c));
-    ++i;
-    bool test_equal = false;
-    switch (c) {
-        case '-':
-            if (peek(i) == '>') {
-                t.text.push_back(s[i++]);
-                break;
-            }
-            [[fallthrough]];
-        case '+':
-        case '|':
-        case '&':
-        case '>':
-        case '<':
-            if (peek(i) == c) {
-                t.text.push_back(s[i++]);
-                test_equal = c == '>' || c == '<';
-            } else {
-                test_equal = true;
-            }
-            break;
-        case '!':
-        case '=':
-            test_equal = true;
-            break;
-        default:
-            break;
-    }
-    if (test_equal && peek(i) == '=') t.text.push_back(s[i++]);
+    t.text.assign(s.substr(i, n));
+    i += n;
     // `=~` and `!~`: the filter reader glues a '~' right after a lone '=' or '!'.
-    if ((t.text == "=" || t.text == "!") && peek(i) == '~') t.text.push_back(s[i++]);
+    if ((t.text == "=" || t.text == "!") && i < s.size() && s[i] == '~') t.text.push_back(s[i++]);
 }
 
 }  // namespace
@@ -124,7 +97,7 @@ Expected<std::vector<Token>> tokenize(std::string_view s) {
             t.text.assign(1, static_cast<char>(c));
             ++i;
         } else if (is_print(c)) {
-            lex_operator(s, i, c, t);
+            lex_operator(s, i, t);
         } else {
             return lex_error("Unexpected character", i + 1);
         }

@@ -99,6 +99,60 @@ void CompiledPrint::push(Op op, const Detail* detail) {
     ops_.push_back(op);
 }
 
+bool CompiledPrint::add_integer(const Program& prog, const Segment& seg, Op& op) {
+    if (!bounded_spec(seg.spec) || !compile_load(prog, seg.arg, op.load)) return false;
+    fixed_room_ += std::max(int_room(seg.spec), kStoreSlack);
+    if (!seg.spec.plain) {
+        op.kind = OpKind::integer;
+        return true;
+    }
+    // write_plain_int's cut to the C type of the length modifier, folded into the load
+    const int bits = seg.ls <= -2 ? 8 : seg.ls == -1 ? 16 : seg.ls == 0 ? 32 : 64;
+    const uint64_t cut = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+    op.load.mask &= cut;
+    op.load.wide_mask &= cut;
+    op.sign_shift = static_cast<uint8_t>(64 - bits);
+    const char c = seg.spec.conv;
+    op.kind = c == 'x' ? OpKind::hex : c == 'X' ? OpKind::hex_upper : c == 'u' ? OpKind::udec : OpKind::sdec;
+    return true;
+}
+
+bool CompiledPrint::add_string(const Program& prog, const Segment& seg, const Node* arg, Op& op,
+                               Detail& detail) {
+    if (!bounded_spec(seg.spec) || seg.spec.conv != 's' || !arg) return false;
+    const size_t width = seg.spec.width > 0 ? static_cast<size_t>(seg.spec.width) : 0;
+    if (arg->kind == ArgKind::field) {
+        if (arg->field < 0) return false;
+        const PField& f = prog.fields[static_cast<size_t>(arg->field)];
+        // a long-sized non-array field prints a printk string or an address
+        if (!(f.flags & kTepArray) && f.size == static_cast<uint32_t>(prog.long_size)) return false;
+        op.kind = OpKind::char_array;
+        detail.field = &f;
+        fixed_room_ += width;
+        ++record_ops_;
+    } else if (arg->kind == ArgKind::string) {
+        if (arg->field < 0) return false;
+        op.kind = OpKind::dyn_string;
+        detail.field = &prog.fields[static_cast<size_t>(arg->field)];
+        fixed_room_ += width;
+        ++record_ops_;
+    } else if (arg->kind == ArgKind::symbol) {
+        if (!compile_load(prog, arg->a, op.load)) return false;
+        op.kind = OpKind::symbol;
+        detail.first_symbol = static_cast<uint32_t>(symbols_.size());
+        detail.symbols = static_cast<uint32_t>(arg->syms.size());
+        size_t longest = 0;
+        for (const FlagSym& fs : arg->syms) {
+            symbols_.push_back(Symbol{fs.fval, add_text(fs.str), static_cast<uint32_t>(fs.str.size())});
+            longest = std::max(longest, fs.str.size());
+        }
+        fixed_room_ += std::max(width + longest, kHexRoom);
+    } else {
+        return false;
+    }
+    return true;
+}
+
 bool CompiledPrint::add_segment(const Program& prog, const Segment& seg) {
     if (seg.kind == SegKind::text) {
         add_literal(seg.fmt);
@@ -110,26 +164,9 @@ bool CompiledPrint::add_segment(const Program& prog, const Segment& seg) {
     detail.spec = seg.spec;
     op.ls = static_cast<int8_t>(seg.ls);
     const Node* arg = node_at(prog, seg.arg);
-    const size_t width = seg.spec.width > 0 ? static_cast<size_t>(seg.spec.width) : 0;
     switch (seg.kind) {
         case SegKind::digit:
-            if (!bounded_spec(seg.spec) || !compile_load(prog, seg.arg, op.load)) return false;
-            fixed_room_ += std::max(int_room(seg.spec), kStoreSlack);
-            if (seg.spec.plain) {
-                // write_plain_int's cut to the C type of the length modifier, folded into the load
-                const int bits = seg.ls <= -2 ? 8 : seg.ls == -1 ? 16 : seg.ls == 0 ? 32 : 64;
-                const uint64_t cut = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-                op.load.mask &= cut;
-                op.load.wide_mask &= cut;
-                op.sign_shift = static_cast<uint8_t>(64 - bits);
-                const char c = seg.spec.conv;
-                op.kind = c == 'x'   ? OpKind::hex
-                          : c == 'X' ? OpKind::hex_upper
-                          : c == 'u' ? OpKind::udec
-                                     : OpKind::sdec;
-            } else {
-                op.kind = OpKind::integer;
-            }
+            if (!add_integer(prog, seg, op)) return false;
             break;
         case SegKind::pointer: {
             // only the plain %p (no letter after it that names another printing)
@@ -141,40 +178,9 @@ bool CompiledPrint::add_segment(const Program& prog, const Segment& seg) {
             fixed_room_ += kHexRoom;
             break;
         }
-        case SegKind::string: {
-            if (!bounded_spec(seg.spec) || seg.spec.conv != 's' || !arg) return false;
-            if (arg->kind == ArgKind::field) {
-                if (arg->field < 0) return false;
-                const PField& f = prog.fields[static_cast<size_t>(arg->field)];
-                // a long-sized non-array field prints a printk string or an address
-                if (!(f.flags & kTepArray) && f.size == static_cast<uint32_t>(prog.long_size)) return false;
-                op.kind = OpKind::char_array;
-                detail.field = &f;
-                fixed_room_ += width;
-                ++record_ops_;
-            } else if (arg->kind == ArgKind::string) {
-                if (arg->field < 0) return false;
-                op.kind = OpKind::dyn_string;
-                detail.field = &prog.fields[static_cast<size_t>(arg->field)];
-                fixed_room_ += width;
-                ++record_ops_;
-            } else if (arg->kind == ArgKind::symbol) {
-                if (!compile_load(prog, arg->a, op.load)) return false;
-                op.kind = OpKind::symbol;
-                detail.first_symbol = static_cast<uint32_t>(symbols_.size());
-                detail.symbols = static_cast<uint32_t>(arg->syms.size());
-                size_t longest = 0;
-                for (const FlagSym& fs : arg->syms) {
-                    symbols_.push_back(
-                        Symbol{fs.fval, add_text(fs.str), static_cast<uint32_t>(fs.str.size())});
-                    longest = std::max(longest, fs.str.size());
-                }
-                fixed_room_ += std::max(width + longest, kHexRoom);
-            } else {
-                return false;
-            }
+        case SegKind::string:
+            if (!add_string(prog, seg, arg, op, detail)) return false;
             break;
-        }
         case SegKind::text:
             break;
     }

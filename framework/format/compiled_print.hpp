@@ -85,6 +85,10 @@ class CompiledPrint {
     };
 
     bool add_segment(const Program& prog, const Segment& seg);
+    // A %d/%u/%x-like conversion, and a %s one (of `arg`), into `op` and `detail`; false when
+    // the conversion is not one the compiled form prints.
+    bool add_integer(const Program& prog, const Segment& seg, Op& op);
+    bool add_string(const Program& prog, const Segment& seg, const Node* arg, Op& op, Detail& detail);
     static bool compile_load(const Program& prog, int32_t node, Load& out);
     void add_literal(std::string_view s);
     void push(Op op, const Detail* detail = nullptr);

@@ -250,6 +250,78 @@ EvalContext make_context(const Event& ev, int long_size, bool big_endian) {
     return c;
 }
 
+// libtraceevent's make_bprint_args(): the arguments the conversions of `ptr` (the format after
+// its "%ps: ") take from the record's buffer, which starts at `bptr`.
+void make_bprint_args(const char* ptr, uint64_t bptr, const uint8_t* data, uint64_t size, int long_size,
+                      const PrintEvaluator& ev, std::vector<BArg>& args) {
+    for (; bptr < size && *ptr; ++ptr) {
+        if (*ptr != '%') continue;
+        int ls = 0;
+        int vsize = 0;
+        bool number = false, string = false, star = false;
+        for (;;) {
+            ++ptr;
+            char ch = *ptr;
+            if (ch == 'l') {
+                ++ls;
+                continue;
+            }
+            if (ch == 'L') {
+                ls = 2;
+                continue;
+            }
+            if ((ch >= '0' && ch <= '9') || ch == '.' || ch == '#' || ch == '+') continue;
+            if (ch == 'z' || ch == 'Z') {
+                ls = 1;
+                continue;
+            }
+            number = string = star = false;
+            if (ch == 'p') {
+                ls = 1;
+                number = true;
+                if (std::isalnum(static_cast<unsigned char>(ptr[1]))) {
+                    ++ptr;
+                    char k = *ptr;
+                    bool special =
+                        !(k == 's' || k == 'S' || k == 'x' || ((k == 'f' || k == 'F') && ptr[1] != 'w'));
+                    // older kernels do not dereference: a printable first byte means a string
+                    if (special && std::isprint(static_cast<signed char>(data[bptr])) &&
+                        static_cast<signed char>(data[bptr]) > 0) {
+                        number = false;
+                        string = true;
+                    }
+                }
+            } else if (ch == 'd' || ch == 'u' || ch == 'i' || ch == 'x' || ch == 'X' || ch == 'o') {
+                number = true;
+            } else if (ch == '*') {
+                star = true;
+            } else if (ch == 's') {
+                string = true;
+            }
+            if (number) vsize = ls == 0 ? 4 : ls == 1 ? long_size : ls == 2 ? 8 : ls;
+            if (number || star) {
+                if (star) vsize = 4;
+                bptr = (bptr + 3) & ~uint64_t{3};
+                uint64_t v = bptr + static_cast<uint64_t>(vsize) <= size
+                                 ? ev.read_number(static_cast<uint32_t>(bptr), static_cast<uint32_t>(vsize))
+                                 : 0;
+                bptr += static_cast<uint64_t>(vsize);
+                args.push_back(BArg{false, v, {}});
+                if (star) continue;  // the width was an argument; the conversion follows
+            } else if (string) {
+                const char* s = reinterpret_cast<const char*>(data + bptr);
+                size_t room = size - bptr;
+                size_t n = 0;
+                while (n < room && s[n]) ++n;
+                args.push_back(BArg{true, 0, std::string_view(s, n)});
+                bptr += n + 1;
+            }
+            break;
+        }
+        if (!*ptr) break;
+    }
+}
+
 }  // namespace
 
 void FormatCatalog::print_info(const Event& event, TextBuffer& out) const {
@@ -329,75 +401,8 @@ void FormatCatalog::print_bprint(const Entry& e, const Event& event, TextBuffer&
     if (e.buf_field >= 0 && e.ip_field >= 0) {
         const PField& ipf = prog.fields[static_cast<size_t>(e.ip_field)];
         args.push_back(BArg{false, ev.read_number(ipf.offset, ipf.size), {}});
-        uint64_t bptr = prog.fields[static_cast<size_t>(e.buf_field)].offset;
-        const char* ptr = fmt.c_str() + 5;
-        for (; bptr < c.size && *ptr; ++ptr) {
-            if (*ptr != '%') continue;
-            int ls = 0;
-            int vsize = 0;
-            bool number = false, string = false, star = false;
-            for (;;) {
-                ++ptr;
-                char ch = *ptr;
-                if (ch == 'l') {
-                    ++ls;
-                    continue;
-                }
-                if (ch == 'L') {
-                    ls = 2;
-                    continue;
-                }
-                if ((ch >= '0' && ch <= '9') || ch == '.' || ch == '#' || ch == '+') continue;
-                if (ch == 'z' || ch == 'Z') {
-                    ls = 1;
-                    continue;
-                }
-                number = string = star = false;
-                if (ch == 'p') {
-                    ls = 1;
-                    number = true;
-                    if (std::isalnum(static_cast<unsigned char>(ptr[1]))) {
-                        ++ptr;
-                        char k = *ptr;
-                        bool special =
-                            !(k == 's' || k == 'S' || k == 'x' || ((k == 'f' || k == 'F') && ptr[1] != 'w'));
-                        // older kernels do not dereference: a printable first byte means a string
-                        if (special && std::isprint(static_cast<signed char>(c.data[bptr])) &&
-                            static_cast<signed char>(c.data[bptr]) > 0) {
-                            number = false;
-                            string = true;
-                        }
-                    }
-                } else if (ch == 'd' || ch == 'u' || ch == 'i' || ch == 'x' || ch == 'X' || ch == 'o') {
-                    number = true;
-                } else if (ch == '*') {
-                    star = true;
-                } else if (ch == 's') {
-                    string = true;
-                }
-                if (number) vsize = ls == 0 ? 4 : ls == 1 ? long_size_ : ls == 2 ? 8 : ls;
-                if (number || star) {
-                    if (star) vsize = 4;
-                    bptr = (bptr + 3) & ~uint64_t{3};
-                    uint64_t v =
-                        bptr + static_cast<uint64_t>(vsize) <= c.size
-                            ? ev.read_number(static_cast<uint32_t>(bptr), static_cast<uint32_t>(vsize))
-                            : 0;
-                    bptr += static_cast<uint64_t>(vsize);
-                    args.push_back(BArg{false, v, {}});
-                    if (star) continue;  // the width was an argument; the conversion follows
-                } else if (string) {
-                    const char* s = reinterpret_cast<const char*>(c.data + bptr);
-                    size_t room = c.size - bptr;
-                    size_t n = 0;
-                    while (n < room && s[n]) ++n;
-                    args.push_back(BArg{true, 0, std::string_view(s, n)});
-                    bptr += n + 1;
-                }
-                break;
-            }
-            if (!*ptr) break;
-        }
+        make_bprint_args(fmt.c_str() + 5, prog.fields[static_cast<size_t>(e.buf_field)].offset, c.data,
+                         c.size, long_size_, ev, args);
     }
 
     const BprintFormat* bf;

@@ -56,132 +56,162 @@ class HeaderParser {
             type = tk_.next(tok_);
             if (ftrace_ && type == TokType::item && tok_ == "special") type = tk_.next(tok_);
             if (type != TokType::op || tok_ != ":") return error("expected ':' after 'field'");
-            std::string last;
-            if (!expect_type(TokType::item, last)) return error("expected a field type");
-
             PField f;
             f.common = common;
-            bool have_type = false;
-            std::string delim = " ";
-            for (;;) {
-                type = tk_.next(tok_);
-                if (type == TokType::item || (type == TokType::op && tok_ == "*") ||
-                    (ftrace_ && type == TokType::op && tok_ == ".")) {
-                    if (tok_ == "*") f.flags |= kTepPointer;
-                    if (have_type) {
-                        f.type += delim;
-                        f.type += last;
-                    } else {
-                        f.type = last;
-                        have_type = true;
-                    }
-                    last = tok_;
-                    delim = " ";
-                    continue;
-                }
-                if (type == TokType::delim && last == "__attribute__" && tok_ == "(") {
-                    // __attribute__((user)) and friends become part of the type
-                    f.type += " " + last + "(";
-                    have_type = true;
-                    int depth = 1;
-                    delim = " ";
-                    while ((type = tk_.next(tok_)) != TokType::none) {
-                        if (type == TokType::delim) {
-                            if (tok_ == "(")
-                                ++depth;
-                            else if (tok_ == ")")
-                                --depth;
-                            if (!depth) break;
-                            f.type += tok_;
-                            delim = "";
-                        } else {
-                            f.type += delim + tok_;
-                            delim = " ";
-                        }
-                        last = tok_;
-                    }
-                    continue;
-                }
-                break;
-            }
-            if (!have_type) return error("field has no type");
-            f.name = last;
-            if (type != TokType::op) return error("expected ';' or '[' after field '" + f.name + "'");
-
             uint32_t size_dynamic = 0;
-            if (tok_ == "[") {
-                TokType last_type = type;
-                std::string brackets = "[";
-                f.flags |= kTepArray;
-                type = tk_.next(tok_);
-                f.arraylen = type == TokType::item ? static_cast<uint32_t>(to_ulong(tok_)) : 0;
-                while (tok_ != "]") {
-                    if (type == TokType::none) return error("unterminated '[' in field '" + f.name + "'");
-                    brackets += (last_type == TokType::item && type == TokType::item) ? " " : "";
-                    last_type = type;
-                    brackets += tok_;
-                    f.arraylen = static_cast<uint32_t>(to_ulong(tok_));
-                    type = tk_.next(tok_);
-                }
-                brackets += "]";
-                type = tk_.next(tok_);
-                if (type == TokType::item) {
-                    // "type [] name": what looked like the name was the last word of the type
-                    f.type += " " + f.name + brackets;
-                    size_dynamic = type_size(f.name);
-                    f.name = tok_;
-                    type = tk_.next(tok_);
-                } else {
-                    f.type += brackets;
-                }
-            }
-            if ((f.flags & kTepArray) &&
-                (f.type.find("char") != std::string::npos || f.type.find("u8") != std::string::npos ||
-                 f.type.find("s8") != std::string::npos))
-                f.flags |= kTepString;
-            if (f.type.compare(0, 10, "__data_loc") == 0) f.flags |= kTepDynamic;
-            if (f.type.compare(0, 9, "__rel_loc") == 0) f.flags |= kTepDynamic | kTepRelative;
-            if (f.type.find("long") != std::string::npos) f.flags |= kTepLong;
-
-            if (type != TokType::op || tok_ != ";") return error("expected ';' after field '" + f.name + "'");
-            std::string num;
-            if (!expect(TokType::item, "offset") || !expect(TokType::op, ":") ||
-                !expect_type(TokType::item, num))
-                return error("expected 'offset:' in field '" + f.name + "'");
-            f.offset = static_cast<uint32_t>(to_ulong(num));
-            if (!expect(TokType::op, ";") || !expect(TokType::item, "size") || !expect(TokType::op, ":") ||
-                !expect_type(TokType::item, num))
-                return error("expected 'size:' in field '" + f.name + "'");
-            f.size = static_cast<uint32_t>(to_ulong(num));
-            // Old kernels: a 2-byte __data_loc is an offset only, the string runs to its NUL.
-            if ((f.flags & kTepDynamic) && f.size == 2) f.flags |= kTepString | kTepArray;
-            if (!expect(TokType::op, ";")) return error("expected ';' after size in field '" + f.name + "'");
-            type = tk_.next(tok_);
-            if (type != TokType::newline) {
-                if (type != TokType::item || tok_ != "signed" || !expect(TokType::op, ":") ||
-                    !expect_type(TokType::item, num))
-                    return error("expected 'signed:' or end of line in field '" + f.name + "'");
-                if (to_ulong(num)) f.flags |= kTepSigned;
-                if (!expect(TokType::op, ";") || !expect_type(TokType::newline, tok_))
-                    return error("expected end of line after field '" + f.name + "'");
-            }
-            if (f.flags & (kTepArray | kTepDynamic)) {
-                if (f.arraylen)
-                    f.elementsize = f.size / f.arraylen;
-                else if (f.flags & kTepDynamic)
-                    f.elementsize = size_dynamic;
-                else if (f.flags & kTepString)
-                    f.elementsize = 1;
-                else if (f.flags & kTepLong)
-                    f.elementsize = static_cast<uint32_t>(long_size_);
-            } else {
-                f.elementsize = f.size;
-            }
+            if (Status st = read_declaration(f, size_dynamic); !st) return st;
+            if (Status st = read_layout(f); !st) return st;
+            set_element_size(f, size_dynamic);
             out.push_back(std::move(f));
         }
     }
 
   private:
+    // "TYPE NAME[LEN];" (or "TYPE [] NAME;") after "field:": the type, name, array length and
+    // the flags they imply. `size_dynamic`: the element size a "TYPE []" names.
+    Status read_declaration(PField& f, uint32_t& size_dynamic) {
+        TokType type = TokType::none;
+        if (Status st = read_type_and_name(f, type); !st) return st;
+        if (type != TokType::op) return error("expected ';' or '[' after field '" + f.name + "'");
+        if (tok_ == "[")
+            if (Status st = read_brackets(f, type, size_dynamic); !st) return st;
+        if ((f.flags & kTepArray) &&
+            (f.type.find("char") != std::string::npos || f.type.find("u8") != std::string::npos ||
+             f.type.find("s8") != std::string::npos))
+            f.flags |= kTepString;
+        if (f.type.compare(0, 10, "__data_loc") == 0) f.flags |= kTepDynamic;
+        if (f.type.compare(0, 9, "__rel_loc") == 0) f.flags |= kTepDynamic | kTepRelative;
+        if (f.type.find("long") != std::string::npos) f.flags |= kTepLong;
+        if (type != TokType::op || tok_ != ";") return error("expected ';' after field '" + f.name + "'");
+        return Status::success();
+    }
+
+    // The words of the type, then the name (the last word); `type`: the token after the name.
+    Status read_type_and_name(PField& f, TokType& type) {
+        std::string last;
+        if (!expect_type(TokType::item, last)) return error("expected a field type");
+        bool have_type = false;
+        std::string delim = " ";
+        for (;;) {
+            type = tk_.next(tok_);
+            if (type == TokType::item || (type == TokType::op && tok_ == "*") ||
+                (ftrace_ && type == TokType::op && tok_ == ".")) {
+                if (tok_ == "*") f.flags |= kTepPointer;
+                if (have_type) {
+                    f.type += delim;
+                    f.type += last;
+                } else {
+                    f.type = last;
+                    have_type = true;
+                }
+                last = tok_;
+                delim = " ";
+                continue;
+            }
+            if (type == TokType::delim && last == "__attribute__" && tok_ == "(") {
+                // __attribute__((user)) and friends become part of the type
+                f.type += " " + last + "(";
+                have_type = true;
+                delim = " ";
+                read_attribute(f.type, last, delim);
+                continue;
+            }
+            break;
+        }
+        if (!have_type) return error("field has no type");
+        f.name = last;
+        return Status::success();
+    }
+
+    // The rest of "__attribute__((...))" after its first '(', onto `type_text`; `last`: its last
+    // token, `delim`: what goes before the type's next word.
+    void read_attribute(std::string& type_text, std::string& last, std::string& delim) {
+        int depth = 1;
+        for (TokType type; (type = tk_.next(tok_)) != TokType::none;) {
+            if (type == TokType::delim) {
+                if (tok_ == "(")
+                    ++depth;
+                else if (tok_ == ")")
+                    --depth;
+                if (!depth) break;
+                type_text += tok_;
+                delim = "";
+            } else {
+                type_text += delim + tok_;
+                delim = " ";
+            }
+            last = tok_;
+        }
+    }
+
+    // "[LEN]" after the name (at "["), or "[] NAME" after the last word of the type; `type`: the
+    // token after it.
+    Status read_brackets(PField& f, TokType& type, uint32_t& size_dynamic) {
+        TokType last_type = type;
+        std::string brackets = "[";
+        f.flags |= kTepArray;
+        type = tk_.next(tok_);
+        f.arraylen = type == TokType::item ? static_cast<uint32_t>(to_ulong(tok_)) : 0;
+        while (tok_ != "]") {
+            if (type == TokType::none) return error("unterminated '[' in field '" + f.name + "'");
+            brackets += (last_type == TokType::item && type == TokType::item) ? " " : "";
+            last_type = type;
+            brackets += tok_;
+            f.arraylen = static_cast<uint32_t>(to_ulong(tok_));
+            type = tk_.next(tok_);
+        }
+        brackets += "]";
+        type = tk_.next(tok_);
+        if (type == TokType::item) {
+            // "type [] name": what looked like the name was the last word of the type
+            f.type += " " + f.name + brackets;
+            size_dynamic = type_size(f.name);
+            f.name = tok_;
+            type = tk_.next(tok_);
+        } else {
+            f.type += brackets;
+        }
+        return Status::success();
+    }
+
+    // "offset:N;\tsize:N;[\tsigned:N;]" up to the end of the line.
+    Status read_layout(PField& f) {
+        std::string num;
+        if (!expect(TokType::item, "offset") || !expect(TokType::op, ":") || !expect_type(TokType::item, num))
+            return error("expected 'offset:' in field '" + f.name + "'");
+        f.offset = static_cast<uint32_t>(to_ulong(num));
+        if (!expect(TokType::op, ";") || !expect(TokType::item, "size") || !expect(TokType::op, ":") ||
+            !expect_type(TokType::item, num))
+            return error("expected 'size:' in field '" + f.name + "'");
+        f.size = static_cast<uint32_t>(to_ulong(num));
+        // Old kernels: a 2-byte __data_loc is an offset only, the string runs to its NUL.
+        if ((f.flags & kTepDynamic) && f.size == 2) f.flags |= kTepString | kTepArray;
+        if (!expect(TokType::op, ";")) return error("expected ';' after size in field '" + f.name + "'");
+        const TokType type = tk_.next(tok_);
+        if (type == TokType::newline) return Status::success();
+        if (type != TokType::item || tok_ != "signed" || !expect(TokType::op, ":") ||
+            !expect_type(TokType::item, num))
+            return error("expected 'signed:' or end of line in field '" + f.name + "'");
+        if (to_ulong(num)) f.flags |= kTepSigned;
+        if (!expect(TokType::op, ";") || !expect_type(TokType::newline, tok_))
+            return error("expected end of line after field '" + f.name + "'");
+        return Status::success();
+    }
+
+    void set_element_size(PField& f, uint32_t size_dynamic) const {
+        if (!(f.flags & (kTepArray | kTepDynamic))) {
+            f.elementsize = f.size;
+        } else if (f.arraylen) {
+            f.elementsize = f.size / f.arraylen;
+        } else if (f.flags & kTepDynamic) {
+            f.elementsize = size_dynamic;
+        } else if (f.flags & kTepString) {
+            f.elementsize = 1;
+        } else if (f.flags & kTepLong) {
+            f.elementsize = static_cast<uint32_t>(long_size_);
+        }
+    }
+
     Tokenizer& tk_;
     bool ftrace_;
     int long_size_;

@@ -147,10 +147,11 @@ struct IntText {
     int nd = 0;
 };
 
-IntText int_text(const Spec& s, int ls, int star, uint64_t v) noexcept {
-    IntText t;
-    int width = s.width, prec = s.prec;
-    bool left = s.left;
+// The width `s` prints with, and whether left-aligned: a '*' width (-2) is `star`, which
+// left-aligns when negative, as printf's.
+void star_width(const Spec& s, int star, int& width, bool& left) noexcept {
+    width = s.width;
+    left = s.left;
     if (width == -2) {
         width = star;
         if (width < 0) {
@@ -158,6 +159,13 @@ IntText int_text(const Spec& s, int ls, int star, uint64_t v) noexcept {
             width = -width;
         }
     }
+}
+
+IntText int_text(const Spec& s, int ls, int star, uint64_t v) noexcept {
+    IntText t;
+    int width = 0, prec = s.prec;
+    bool left = false;
+    star_width(s, star, width, left);
     if (prec == -2) prec = star < 0 ? -1 : star;
     auto place = [&](int total) {
         const int fill = width > total ? width - total : 0;
@@ -295,15 +303,9 @@ void format_str(TextBuffer& out, const Segment& seg, int star, std::string_view 
     const Spec& s = seg.spec;
     star = clamp_star(s, star);
     if (!s.simple || s.conv != 's') return fallback_str(out, seg, star, str);
-    int width = s.width, prec = s.prec;
-    bool left = s.left;
-    if (width == -2) {
-        width = star;
-        if (width < 0) {
-            left = true;
-            width = -width;
-        }
-    }
+    int width = 0, prec = s.prec;
+    bool left = false;
+    star_width(s, star, width, left);
     if (prec == -2) {
         // glibc 2.36 (what libtraceevent runs on here) prints a %.*s with a negative precision
         // argument as the conversion text itself

@@ -18,10 +18,46 @@ TokType char_type(int ch) {
     return TokType::op;
 }
 
-bool is_print(int ch) { return ch >= 0 && std::isprint(ch); }
-bool is_space(int ch) { return ch >= 0 && std::isspace(ch); }
+bool is_print(int ch) {
+    return ch >= 0 && std::isprint(ch);
+}
+bool is_space(int ch) {
+    return ch >= 0 && std::isspace(ch);
+}
 
 }  // namespace
+
+size_t operator_length(std::string_view s, size_t at) noexcept {
+    auto peek = [&](size_t k) -> int { return k < s.size() ? static_cast<unsigned char>(s[k]) : -1; };
+    const int c = peek(at);
+    size_t n = 1;
+    bool test_equal = false;
+    switch (c) {
+        case '-':
+            if (peek(at + 1) == '>') return 2;
+            [[fallthrough]];
+        case '+':
+        case '|':
+        case '&':
+        case '>':
+        case '<':
+            if (peek(at + 1) == c) {
+                ++n;
+                test_equal = c == '>' || c == '<';
+            } else {
+                test_equal = true;
+            }
+            break;
+        case '!':
+        case '=':
+            test_equal = true;
+            break;
+        default:
+            break;
+    }
+    if (test_equal && peek(at + n) == '=') ++n;
+    return n;
+}
 
 TokType Tokenizer::next_raw(std::string& tok) {
     tok.clear();
@@ -37,36 +73,9 @@ TokType Tokenizer::next_raw(std::string& tok) {
         case TokType::delim:
             return type;
         case TokType::op: {
-            bool test_equal = false;
-            switch (ch) {
-                case '-':
-                    if (peek() == '>') {
-                        tok.push_back(static_cast<char>(get()));
-                        return type;
-                    }
-                    [[fallthrough]];
-                case '+':
-                case '|':
-                case '&':
-                case '>':
-                case '<': {
-                    int last = ch;
-                    if (peek() != last) {
-                        test_equal = true;
-                        break;
-                    }
-                    tok.push_back(static_cast<char>(get()));
-                    if (last == '>' || last == '<') test_equal = true;
-                    break;
-                }
-                case '!':
-                case '=':
-                    test_equal = true;
-                    break;
-                default:
-                    break;
-            }
-            if (test_equal && peek() == '=') tok.push_back(static_cast<char>(get()));
+            const size_t n = operator_length(s_, tok_start_);
+            tok.assign(s_.substr(tok_start_, n));
+            pos_ = tok_start_ + n;
             return type;
         }
         case TokType::dquote:

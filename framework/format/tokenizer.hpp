@@ -11,10 +11,15 @@
 
 namespace ringscope::format {
 
+// The length of the operator at text[at] (a printable character that is no letter, digit, quote
+// or delimiter): the longest libtraceevent's __read_token takes ("->", "++", "<<=", ">=", "!=",
+// ...; 1 for any other). The filter lexer takes its operators by the same rule.
+size_t operator_length(std::string_view text, size_t at) noexcept;
+
 enum class TokType : uint8_t { error, none, space, newline, op, delim, item, dquote, squote };
 
 class Tokenizer {
-public:
+  public:
     explicit Tokenizer(std::string_view text) : s_(text) {}
 
     // One token, blanks included (libtraceevent's __read_token).
@@ -28,7 +33,7 @@ public:
     // Where the last token started, as 1-based line and column (for errors).
     std::pair<int, int> last_position() const noexcept;
 
-private:
+  private:
     int get() noexcept { return pos_ < s_.size() ? static_cast<signed char>(s_[pos_++]) : -1; }
     int peek() const noexcept { return pos_ < s_.size() ? static_cast<signed char>(s_[pos_]) : -1; }
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace ringscope::io {
@@ -70,35 +71,28 @@ struct TraceDatWriter::State {
             .in_file(path);
     }
 
-    Status write(std::span<const uint8_t> b) {
+    // All of `b`, at `at` (pwrite) or else at the file's position (write, which moves `pos`);
+    // EINTR retried.
+    Status write_all(std::span<const uint8_t> b, std::optional<uint64_t> at) {
         size_t done = 0;
         while (done < b.size()) {
-            ssize_t r = ::write(fd, b.data() + done, b.size() - done);
+            const ssize_t r =
+                at ? ::pwrite(fd, b.data() + done, b.size() - done, static_cast<off_t>(*at + done))
+                   : ::write(fd, b.data() + done, b.size() - done);
             if (r < 0) {
                 if (errno == EINTR) continue;
                 failed = true;
                 return io_error("cannot write");
             }
             done += static_cast<size_t>(r);
-            pos += static_cast<uint64_t>(r);
+            if (!at) pos += static_cast<uint64_t>(r);
         }
         return {};
     }
+    Status write(std::span<const uint8_t> b) { return write_all(b, std::nullopt); }
     Status write(const ByteSink& s) { return write(std::span<const uint8_t>(s.buffer())); }
 
-    Status pwrite_at(uint64_t at, std::span<const uint8_t> b) {
-        size_t done = 0;
-        while (done < b.size()) {
-            ssize_t r = ::pwrite(fd, b.data() + done, b.size() - done, static_cast<off_t>(at + done));
-            if (r < 0) {
-                if (errno == EINTR) continue;
-                failed = true;
-                return io_error("cannot write");
-            }
-            done += static_cast<size_t>(r);
-        }
-        return {};
-    }
+    Status pwrite_at(uint64_t at, std::span<const uint8_t> b) { return write_all(b, at); }
     template <class T>
     Status patch(uint64_t at, T v) {
         uint8_t b[sizeof(T)];

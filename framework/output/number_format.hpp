@@ -151,22 +151,23 @@ inline size_t write_hex16(char* p, uint64_t v, bool upper = false) noexcept {
     return n;
 }
 
-// printf("%*llu", width, v): right-aligned, blank-padded.
-inline size_t write_u64_right(char* p, uint64_t v, size_t width) noexcept {
+// V right-aligned in WIDTH columns, padded with FILL.
+inline size_t write_u64_padded(char* p, uint64_t v, size_t width, char fill) noexcept {
     const size_t n = count_digits(v);
     const size_t pad = n < width ? width - n : 0;
-    for (size_t i = 0; i < pad; ++i) p[i] = ' ';
+    for (size_t i = 0; i < pad; ++i) p[i] = fill;
     detail::put_digits_before(p + pad + n, v);
     return pad + n;
 }
 
+// printf("%*llu", width, v): right-aligned, blank-padded.
+inline size_t write_u64_right(char* p, uint64_t v, size_t width) noexcept {
+    return write_u64_padded(p, v, width, ' ');
+}
+
 // printf("%0*llu", width, v): zero-padded.
 inline size_t write_u64_zero(char* p, uint64_t v, size_t width) noexcept {
-    const size_t n = count_digits(v);
-    const size_t pad = n < width ? width - n : 0;
-    for (size_t i = 0; i < pad; ++i) p[i] = '0';
-    detail::put_digits_before(p + pad + n, v);
-    return pad + n;
+    return write_u64_padded(p, v, width, '0');
 }
 
 // printf("%06u", v) for v < 1000000: the microseconds of a time stamp, three digit pairs.

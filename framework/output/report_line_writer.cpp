@@ -60,6 +60,75 @@ size_t write_latency_flags(char* b, unsigned flags, unsigned pc) {
     return 5;
 }
 
+// "CPU:N [M EVENTS DROPPED]\n" (M unknown when negative: "CPU:N [EVENTS DROPPED]\n").
+size_t write_dropped(char* b, int cpu, int64_t missed) {
+    size_t n = 0;
+    std::memcpy(b, "CPU:", 4);
+    n += 4;
+    n += write_i64(b + n, cpu);
+    if (missed > 0) {
+        b[n++] = ' ';
+        b[n++] = '[';
+        n += write_i64(b + n, missed);
+        std::memcpy(b + n, " EVENTS DROPPED]\n", 17);
+        return n + 17;
+    }
+    std::memcpy(b + n, " [EVENTS DROPPED]\n", 18);
+    return n + 18;
+}
+
+// "[%03d]", or with -l "%3d".
+size_t write_cpu(char* b, int cpu, bool latency) {
+    size_t n = 0;
+    if (latency) return cpu >= 0 ? write_u64_right(b, static_cast<uint64_t>(cpu), 3) : write_i64(b, cpu);
+    b[n++] = '[';
+    if (cpu >= 0)
+        n += write_u64_zero(b + n, static_cast<uint64_t>(cpu), 3);
+    else
+        n += write_i64(b + n, cpu);
+    b[n++] = ']';
+    return n;
+}
+
+// The flags column (3.4's, or -l's), or with -R the flags in hex.
+size_t write_flags(char* b, const Event& ev, const CommonLayout& common, const ReportStyle& style) {
+    const unsigned flags =
+        common.flags_size
+            ? static_cast<unsigned>(ev.u64(FieldHandle{common.flags_offset, common.flags_size, 0, true}))
+            : 0;
+    if (style.raw) return write_raw_flags(b, flags);
+    const unsigned pc =
+        common.pc_size ? static_cast<unsigned>(ev.u64(FieldHandle{common.pc_offset, common.pc_size, 0, true}))
+                       : 0;
+    size_t n = 0;
+    if (!style.latency) b[n++] = ' ';
+    return n + write_latency_flags(b + n, flags, pc);
+}
+
+// --ts-diff: " (+D)" from the event before, padded to 8 columns; `last_ts` becomes this one's.
+size_t write_ts_diff(char* b, uint64_t ts, const TimeStyle& t, bool nsec, uint64_t& last_ts) {
+    uint64_t rec_ts = ts;
+    if (t.use_trace_clock && !nsec) rec_ts = (rec_ts + 500) / 1000;
+    char d[32];
+    size_t dn = 0;
+    if (last_ts) {
+        d[dn++] = '(';
+        d[dn++] = '+';
+        dn += write_i64(d + dn, static_cast<int64_t>(rec_ts - last_ts));
+        d[dn++] = ')';
+    }
+    last_ts = rec_ts;
+    size_t n = 0;
+    b[n++] = ' ';
+    std::memcpy(b + n, d, dn);
+    n += dn;
+    if (dn < 8) {
+        std::memset(b + n, ' ', 8 - dn);
+        n += 8 - dn;
+    }
+    return n;
+}
+
 }  // namespace
 
 void ReportLineWriter::append_time(TextBuffer& out, uint64_t ts, bool nsec, const TimeStyle& t) {
@@ -103,21 +172,7 @@ void ReportLineWriter::write_head(std::string_view prefix, const Event& ev, std:
         std::memcpy(b, prefix.data(), prefix.size());
         b += prefix.size();
     }
-    if (missed != 0) {
-        std::memcpy(b, "CPU:", 4);
-        b += 4;
-        b += write_i64(b, ev.cpu());
-        if (missed > 0) {
-            *b++ = ' ';
-            *b++ = '[';
-            b += write_i64(b, missed);
-            std::memcpy(b, " EVENTS DROPPED]\n", 17);
-            b += 17;
-        } else {
-            std::memcpy(b, " [EVENTS DROPPED]\n", 18);
-            b += 18;
-        }
-    }
+    if (missed != 0) b += write_dropped(b, ev.cpu(), missed);
 
     // COMM-PID [CPU] ("%8.8s" with -l: the first 8 characters, right-aligned)
     if (c.size() < comm_width) {
@@ -133,60 +188,13 @@ void ReportLineWriter::write_head(std::string_view prefix, const Event& ev, std:
     b[n++] = '-';
     n += write_i64_left(b + n, pid, 5);
     b[n++] = ' ';
-    const int cpu = ev.cpu();
-    if (style_.latency) {
-        if (cpu >= 0)
-            n += write_u64_right(b + n, static_cast<uint64_t>(cpu), 3);
-        else
-            n += write_i64(b + n, cpu);
-    } else {
-        b[n++] = '[';
-        if (cpu >= 0)
-            n += write_u64_zero(b + n, static_cast<uint64_t>(cpu), 3);
-        else
-            n += write_i64(b + n, cpu);
-        b[n++] = ']';
-    }
-    if (style_.latency || style_.flags_column) {
-        const unsigned flags =
-            common.flags_size
-                ? static_cast<unsigned>(ev.u64(FieldHandle{common.flags_offset, common.flags_size, 0, true}))
-                : 0;
-        if (style_.raw) {
-            n += write_raw_flags(b + n, flags);
-        } else {
-            const unsigned pc =
-                common.pc_size
-                    ? static_cast<unsigned>(ev.u64(FieldHandle{common.pc_offset, common.pc_size, 0, true}))
-                    : 0;
-            if (!style_.latency) b[n++] = ' ';
-            n += write_latency_flags(b + n, flags, pc);
-        }
-    }
+    n += write_cpu(b + n, ev.cpu(), style_.latency);
+    if (style_.latency || style_.flags_column) n += write_flags(b + n, ev, common, style_);
     // The time, then ':'; in usecs mode the format has a leading blank (" %6.1000d:").
     if (t.in_usecs) b[n++] = ' ';
     n += write_time(b + n, ts, style_.nsec, t);
     b[n++] = ':';
-    if (style_.ts_diff) {
-        uint64_t rec_ts = ts;
-        if (t.use_trace_clock && !style_.nsec) rec_ts = (rec_ts + 500) / 1000;
-        char d[32];
-        size_t dn = 0;
-        if (last_ts_) {
-            d[dn++] = '(';
-            d[dn++] = '+';
-            dn += write_i64(d + dn, static_cast<int64_t>(rec_ts - last_ts_));
-            d[dn++] = ')';
-        }
-        last_ts_ = rec_ts;
-        b[n++] = ' ';
-        std::memcpy(b + n, d, dn);
-        n += dn;
-        if (dn < 8) {
-            std::memset(b + n, ' ', 8 - dn);
-            n += 8 - dn;
-        }
-    }
+    if (style_.ts_diff) n += write_ts_diff(b + n, ts, t, style_.nsec, last_ts_);
     b[n++] = ' ';
     std::memcpy(b + n, name.data(), name.size());
     n += name.size();

@@ -234,25 +234,97 @@ void plan_compact(const EventType& type, EventEncoder::Plan& p);
 EventEncoder::EventEncoder(engine::TraceFile* file) : file_(file) {}
 EventEncoder::~EventEncoder() = default;
 
+namespace {
+
+// The op that reads field `f` (kind and number set by the plan).
+Op field_op(const FieldInfo& f) {
+    Op op;
+    op.h = FieldHandle{f.offset, f.size, f.flags, true};
+    op.to_end = (f.flags & kFieldArray) && f.size == 0;
+    op.name = f.name;
+    return op;
+}
+
+// Typed when every field has a fitting slot of `te`; false (and `p` as it was) otherwise.
+bool plan_typed(const EventType& type, const TypedEvent& te, EventEncoder::Plan& p) {
+    std::vector<Op> ops;
+    for (const auto& f : type.fields) {
+        const TypedField* slot_field = nullptr;
+        for (const auto& tf : te.fields)
+            if (tf.name == f.name) slot_field = &tf;
+        const bool to_end = (f.flags & kFieldArray) && f.size == 0 && is_char_string(f);
+        if (!slot_field || !(to_end ? slot_field->type == ProtoType::string : fits(f, slot_field->type)))
+            return false;
+        Op op = field_op(f);
+        op.number = slot_field->number;
+        switch (slot_field->type) {
+            case ProtoType::string:
+                op.kind = OpKind::string;
+                break;
+            case ProtoType::int32:
+            case ProtoType::int64:
+                op.kind = OpKind::sint;
+                break;
+            case ProtoType::uint32:
+            case ProtoType::uint64:
+                op.kind = OpKind::uint;
+                break;
+            case ProtoType::ksym:
+                op.kind = OpKind::ksym;
+                break;
+        }
+        ops.push_back(std::move(op));
+    }
+    p.generic = false;
+    p.oneof = te.oneof_field;
+    p.ops = std::move(ops);
+    plan_compact(type, p);
+    return true;
+}
+
+// A GenericFtraceEvent: the event's name, then every field by name (function fields with their
+// symbol's name besides).
+void plan_generic(const EventType& type, EventEncoder::Plan& p) {
+    put_bytes(p.head, field::kGenericEventName, type.name);
+    const std::vector<std::string> functions = function_fields(type.print_fmt);
+    for (const auto& f : type.fields) {
+        Op op = field_op(f);
+        op.prefix = encoded_name(f.name);
+        if (is_scalar(f) && !f.is_signed() &&
+            std::find(functions.begin(), functions.end(), f.name) != functions.end())
+            op.symbol_prefix = encoded_name(f.name + "_symbol");
+        if (is_char_string(f)) {
+            op.kind = OpKind::string;
+        } else if (is_scalar(f)) {
+            op.kind = f.is_signed() ? OpKind::sint : OpKind::uint;
+            op.head =
+                field_head(op.prefix, f.is_signed() ? field::kGenericFieldInt : field::kGenericFieldUint);
+        } else {
+            // Other arrays: one field per element, "name[i]".
+            op.kind = OpKind::array;
+            op.elem_size = f.elem_size == 1 || f.elem_size == 2 || f.elem_size == 4 || f.elem_size == 8
+                               ? f.elem_size
+                               : 1;
+            op.elem_signed = f.is_signed();
+        }
+        p.ops.push_back(std::move(op));
+    }
+}
+
+}  // namespace
+
 const EventEncoder::Plan& EventEncoder::make_plan(const EventType& type) {
     Recent& recent = recent_[type.id % kRecent];
     auto& slot = plans_[&type];
     if (!slot) {
         auto p = std::make_unique<Plan>();
         p->flags = type.handle("common_flags");
-        auto make_op = [&](const FieldInfo& f) {
-            Op op;
-            op.h = FieldHandle{f.offset, f.size, f.flags, true};
-            op.to_end = (f.flags & kFieldArray) && f.size == 0;
-            op.name = f.name;
-            return op;
-        };
         // trace_printk: Perfetto's print event, with the text report prints (the binary arguments
         // formatted by the trace's own printk formats) and the caller's address.
         if (file_ && type.system == "ftrace" && type.name == "bprint" && type.handle("ip")) {
             if (!printer_)
                 printer_ = std::make_unique<engine::PrintDispatch>(*file_, std::span<EventHandler* const>{});
-            Op ip = make_op(*type.find_field("ip"));
+            Op ip = field_op(*type.find_field("ip"));
             ip.kind = OpKind::uint;
             ip.number = 1;
             Op text;
@@ -262,74 +334,9 @@ const EventEncoder::Plan& EventEncoder::make_plan(const EventType& type) {
             p->generic = false;
             p->oneof = find_typed_event("ftrace", "print")->oneof_field;
         }
-        // Typed when every field has a fitting slot.
-        if (const TypedEvent* te = p->generic ? find_typed_event(type.system, type.name) : nullptr) {
-            std::vector<Op> ops;
-            bool ok = true;
-            for (const auto& f : type.fields) {
-                const TypedField* slot_field = nullptr;
-                for (const auto& tf : te->fields)
-                    if (tf.name == f.name) slot_field = &tf;
-                const bool to_end = (f.flags & kFieldArray) && f.size == 0 && is_char_string(f);
-                if (!slot_field ||
-                    !(to_end ? slot_field->type == ProtoType::string : fits(f, slot_field->type))) {
-                    ok = false;
-                    break;
-                }
-                Op op = make_op(f);
-                op.number = slot_field->number;
-                switch (slot_field->type) {
-                    case ProtoType::string:
-                        op.kind = OpKind::string;
-                        break;
-                    case ProtoType::int32:
-                    case ProtoType::int64:
-                        op.kind = OpKind::sint;
-                        break;
-                    case ProtoType::uint32:
-                    case ProtoType::uint64:
-                        op.kind = OpKind::uint;
-                        break;
-                    case ProtoType::ksym:
-                        op.kind = OpKind::ksym;
-                        break;
-                }
-                ops.push_back(std::move(op));
-            }
-            if (ok) {
-                p->generic = false;
-                p->oneof = te->oneof_field;
-                p->ops = std::move(ops);
-                plan_compact(type, *p);
-            }
-        }
-        if (p->generic) {
-            put_bytes(p->head, field::kGenericEventName, type.name);
-            const std::vector<std::string> functions = function_fields(type.print_fmt);
-            for (const auto& f : type.fields) {
-                Op op = make_op(f);
-                op.prefix = encoded_name(f.name);
-                if (is_scalar(f) && !f.is_signed() &&
-                    std::find(functions.begin(), functions.end(), f.name) != functions.end())
-                    op.symbol_prefix = encoded_name(f.name + "_symbol");
-                if (is_char_string(f)) {
-                    op.kind = OpKind::string;
-                } else if (is_scalar(f)) {
-                    op.kind = f.is_signed() ? OpKind::sint : OpKind::uint;
-                    op.head = field_head(op.prefix,
-                                         f.is_signed() ? field::kGenericFieldInt : field::kGenericFieldUint);
-                } else {
-                    // Other arrays: one field per element, "name[i]".
-                    op.kind = OpKind::array;
-                    op.elem_size =
-                        f.elem_size == 1 || f.elem_size == 2 || f.elem_size == 4 || f.elem_size == 8
-                            ? f.elem_size
-                            : 1;
-                    op.elem_signed = f.is_signed();
-                }
-                p->ops.push_back(std::move(op));
-            }
-        }
+        if (const TypedEvent* te = p->generic ? find_typed_event(type.system, type.name) : nullptr)
+            plan_typed(type, *te, *p);
+        if (p->generic) plan_generic(type, *p);
         slot = std::move(p);
     }
     recent = {&type, slot.get()};
@@ -366,85 +373,80 @@ bool EventEncoder::encode_compact(const Event& ev, CompactSched& compact) {
     return true;
 }
 
-void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, Bytes& out) {
-    const Plan& p = plan(ev.type());
-    {
-        char* w = out.room(40);
-        w = write_varint(write_varint(w, tag(field::kEventTimestamp, WireType::varint)), ev.timestamp());
-        w = write_varint(write_varint(w, tag(field::kEventPid, WireType::varint)),
-                         static_cast<uint32_t>(ev.pid()));
-        out.set_end(w);
-    }
-    if (p.flags)
-        if (uint64_t flags = ev.u64(p.flags)) put_uint(out, field::kEventCommonFlags, flags);
-    const size_t body = begin_nested(out, p.oneof);
-    if (!p.generic) {
-        for (const Op& op : p.ops) {
-            switch (op.kind) {
-                case OpKind::string:
-                    put_bytes(out, op.number, string_value(ev, op));
-                    break;
-                case OpKind::sint:
-                    put_int(out, op.number, ev.i64(op.h));
-                    break;
-                case OpKind::uint:
-                    put_uint(out, op.number, ev.u64(op.h));
-                    break;
-                case OpKind::ksym:
-                    put_uint(out, op.number, symbols.intern(ev, ev.u64(op.h)));
-                    break;
-                case OpKind::text: {
-                    text_.clear();
-                    printer_->print_info(ev, text_);
-                    std::string_view t = text_.view();
-                    if (size_t colon = t.find(": "); colon != std::string_view::npos)
-                        t.remove_prefix(colon + 2);
-                    put_bytes(out, op.number, t);
-                    break;
-                }
-                case OpKind::array:
-                    break;
-            }
-        }
-        end_nested(out, body);
-        return;
-    }
-    out.append(p.head);
-    // GenericFtraceEvent.Field: its name (encoded once per type), then one value.
-    auto uint_field = [&](const FieldHead& head, std::string_view prefix, uint32_t number, uint64_t v) {
-        if (head.size) [[likely]] {
-            char* w = out.room(FieldHead::kMax + 10);
-            std::memcpy(w, head.bytes, FieldHead::kMax);
-            w[1] = static_cast<char>(head.fixed_len + varint_size(v));
-            out.set_end(write_varint(w + head.size, v));
-            return;
-        }
-        char* w = out.room(prefix.size() + 32);
-        w = write_varint(w, tag(field::kGenericField, WireType::len));
-        w = write_varint(w, prefix.size() + uint_field_size(number, v));
-        std::memcpy(w, prefix.data(), prefix.size());
-        w = write_varint(w + prefix.size(), tag(number, WireType::varint));
-        out.set_end(write_varint(w, v));
-    };
-    auto str_field = [&](std::string_view prefix, std::string_view text) {
-        put_varint(out, tag(field::kGenericField, WireType::len));
-        put_varint(out, prefix.size() + bytes_field_size(field::kGenericFieldStr, text.size()));
-        out.append(prefix);
-        put_bytes(out, field::kGenericFieldStr, text);
-    };
+namespace {
+
+// A typed event's fields, in the slots of its own message.
+void encode_typed(const Event& ev, const EventEncoder::Plan& p, SymbolInterner& symbols,
+                  engine::PrintDispatch* printer, TextBuffer& text, Bytes& out) {
     for (const Op& op : p.ops) {
         switch (op.kind) {
             case OpKind::string:
-                str_field(op.prefix, string_value(ev, op));
+                put_bytes(out, op.number, string_value(ev, op));
                 break;
             case OpKind::sint:
-                uint_field(op.head, op.prefix, field::kGenericFieldInt, static_cast<uint64_t>(ev.i64(op.h)));
+                put_int(out, op.number, ev.i64(op.h));
+                break;
+            case OpKind::uint:
+                put_uint(out, op.number, ev.u64(op.h));
+                break;
+            case OpKind::ksym:
+                put_uint(out, op.number, symbols.intern(ev, ev.u64(op.h)));
+                break;
+            case OpKind::text: {
+                text.clear();
+                printer->print_info(ev, text);
+                std::string_view t = text.view();
+                if (size_t colon = t.find(": "); colon != std::string_view::npos) t.remove_prefix(colon + 2);
+                put_bytes(out, op.number, t);
+                break;
+            }
+            case OpKind::array:
+                break;
+        }
+    }
+}
+
+// A GenericFtraceEvent.Field: its name (encoded once per type), then one value.
+void put_uint_field(Bytes& out, const FieldHead& head, std::string_view prefix, uint32_t number, uint64_t v) {
+    if (head.size) [[likely]] {
+        char* w = out.room(FieldHead::kMax + 10);
+        std::memcpy(w, head.bytes, FieldHead::kMax);
+        w[1] = static_cast<char>(head.fixed_len + varint_size(v));
+        out.set_end(write_varint(w + head.size, v));
+        return;
+    }
+    char* w = out.room(prefix.size() + 32);
+    w = write_varint(w, tag(field::kGenericField, WireType::len));
+    w = write_varint(w, prefix.size() + uint_field_size(number, v));
+    std::memcpy(w, prefix.data(), prefix.size());
+    w = write_varint(w + prefix.size(), tag(number, WireType::varint));
+    out.set_end(write_varint(w, v));
+}
+
+void put_str_field(Bytes& out, std::string_view prefix, std::string_view text) {
+    put_varint(out, tag(field::kGenericField, WireType::len));
+    put_varint(out, prefix.size() + bytes_field_size(field::kGenericFieldStr, text.size()));
+    out.append(prefix);
+    put_bytes(out, field::kGenericFieldStr, text);
+}
+
+// A generic event's fields, each with its name.
+void encode_generic(const Event& ev, const EventEncoder::Plan& p, SymbolInterner& symbols, Bytes& out) {
+    out.append(p.head);
+    for (const Op& op : p.ops) {
+        switch (op.kind) {
+            case OpKind::string:
+                put_str_field(out, op.prefix, string_value(ev, op));
+                break;
+            case OpKind::sint:
+                put_uint_field(out, op.head, op.prefix, field::kGenericFieldInt,
+                               static_cast<uint64_t>(ev.i64(op.h)));
                 break;
             case OpKind::uint:
             case OpKind::ksym: {
                 const uint64_t v = ev.u64(op.h);
-                uint_field(op.head, op.prefix, field::kGenericFieldUint, v);
-                if (!op.symbol_prefix.empty()) str_field(op.symbol_prefix, symbols.name(ev, v));
+                put_uint_field(out, op.head, op.prefix, field::kGenericFieldUint, v);
+                if (!op.symbol_prefix.empty()) put_str_field(out, op.symbol_prefix, symbols.name(ev, v));
                 break;
             }
             case OpKind::text:
@@ -460,12 +462,32 @@ void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, Bytes& out) 
                 const uint32_t number = op.elem_signed ? field::kGenericFieldInt : field::kGenericFieldUint;
                 while (op.elem_heads.size() < n) op.add_elem();
                 for (size_t i = 0; i < n; ++i)
-                    uint_field(op.elem_heads[i], op.elem_prefixes[i], number,
-                               element(b, i, op.elem_size, op.elem_signed, swap));
+                    put_uint_field(out, op.elem_heads[i], op.elem_prefixes[i], number,
+                                   element(b, i, op.elem_size, op.elem_signed, swap));
                 break;
             }
         }
     }
+}
+
+}  // namespace
+
+void EventEncoder::encode(const Event& ev, SymbolInterner& symbols, Bytes& out) {
+    const Plan& p = plan(ev.type());
+    {
+        char* w = out.room(40);
+        w = write_varint(write_varint(w, tag(field::kEventTimestamp, WireType::varint)), ev.timestamp());
+        w = write_varint(write_varint(w, tag(field::kEventPid, WireType::varint)),
+                         static_cast<uint32_t>(ev.pid()));
+        out.set_end(w);
+    }
+    if (p.flags)
+        if (uint64_t flags = ev.u64(p.flags)) put_uint(out, field::kEventCommonFlags, flags);
+    const size_t body = begin_nested(out, p.oneof);
+    if (p.generic)
+        encode_generic(ev, p, symbols, out);
+    else
+        encode_typed(ev, p, symbols, printer_.get(), text_, out);
     end_nested(out, body);
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 namespace ringscope::symbols {
 namespace {
@@ -58,6 +59,52 @@ std::string module_from_path(const std::string& path) {
     return base;
 }
 
+// The symbol table: .symtab has everything; .dynsym only exports (a stripped binary).
+struct SymbolTable {
+    GElf_Shdr sh{};
+    Elf_Data* data = nullptr;
+    Elf_Data* xndx = nullptr;  // section indexes past 0xff00 (SHT_SYMTAB_SHNDX), when there are
+};
+
+Expected<SymbolTable> find_symbol_table(Elf* elf, const std::string& path) {
+    SymbolTable t;
+    Elf_Scn* symtab = nullptr;
+    size_t symtab_index = 0;
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh)) continue;
+        if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !symtab)) {
+            symtab = scn;
+            t.sh = sh;
+            symtab_index = elf_ndxscn(scn);
+            if (sh.sh_type == SHT_SYMTAB) break;
+        }
+    }
+    if (!symtab) return Error(Errc::not_found, "no symbol table (.symtab or .dynsym)").in_file(path);
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX && sh.sh_link == symtab_index)
+            t.xndx = elf_getdata(scn, nullptr);
+    }
+    t.data = elf_getdata(symtab, nullptr);
+    if (!t.data || t.sh.sh_entsize == 0) return elf_error(Errc::corrupt, path, "unreadable symbol table");
+    return t;
+}
+
+// Where a symbol of section `shndx` is loaded: a relocatable file's at its section's address
+// (none when the section was not loaded), another's moved by the bias.
+std::optional<uint64_t> symbol_address(Elf* elf, size_t shstrndx, uint64_t value, size_t shndx,
+                                       bool relocatable, const ElfLoadOptions& opts) {
+    if (!relocatable) return value + opts.bias;
+    if (opts.section_addrs.empty()) return value;
+    GElf_Shdr sh;
+    Elf_Scn* scn = elf_getscn(elf, shndx);
+    const char* sname = scn && gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+    auto it = sname ? opts.section_addrs.find(sname) : opts.section_addrs.end();
+    if (it == opts.section_addrs.end()) return std::nullopt;
+    return value + it->second;
+}
+
 }  // namespace
 
 Expected<std::shared_ptr<const ElfSymbolResolver>> ElfSymbolResolver::open(const std::string& path,
@@ -75,31 +122,9 @@ Expected<std::shared_ptr<const ElfSymbolResolver>> ElfSymbolResolver::open(const
     if (elf_getshdrstrndx(f.elf, &shstrndx) != 0) return elf_error(Errc::corrupt, path, "no section names");
     const bool relocatable = eh.e_type == ET_REL;
 
-    // .symtab has everything; .dynsym only exports (a stripped binary).
-    Elf_Scn* symtab = nullptr;
-    GElf_Shdr symtab_sh{};
-    size_t symtab_index = 0;
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(f.elf, scn)) != nullptr;) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh)) continue;
-        if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !symtab)) {
-            symtab = scn;
-            symtab_sh = sh;
-            symtab_index = elf_ndxscn(scn);
-            if (sh.sh_type == SHT_SYMTAB) break;
-        }
-    }
-    if (!symtab) return Error(Errc::not_found, "no symbol table (.symtab or .dynsym)").in_file(path);
-    // Section indexes past 0xff00 live in a companion SHT_SYMTAB_SHNDX section.
-    Elf_Data* xndx = nullptr;
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(f.elf, scn)) != nullptr;) {
-        GElf_Shdr sh;
-        if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB_SHNDX && sh.sh_link == symtab_index)
-            xndx = elf_getdata(scn, nullptr);
-    }
-    Elf_Data* data = elf_getdata(symtab, nullptr);
-    if (!data || symtab_sh.sh_entsize == 0) return elf_error(Errc::corrupt, path, "unreadable symbol table");
-    const size_t count = symtab_sh.sh_size / symtab_sh.sh_entsize;
+    auto table = find_symbol_table(f.elf, path);
+    if (!table) return std::move(table).error();
+    const size_t count = table->sh.sh_size / table->sh.sh_entsize;
 
     std::shared_ptr<ElfSymbolResolver> r(new ElfSymbolResolver());
     r->path_ = path;
@@ -115,32 +140,20 @@ Expected<std::shared_ptr<const ElfSymbolResolver>> ElfSymbolResolver::open(const
     for (size_t i = 1; i < count; ++i) {
         GElf_Sym sym;
         Elf32_Word ext = 0;
-        if (!gelf_getsymshndx(data, xndx, static_cast<int>(i), &sym, &ext)) continue;
+        if (!gelf_getsymshndx(table->data, table->xndx, static_cast<int>(i), &sym, &ext)) continue;
         const int type = GELF_ST_TYPE(sym.st_info);
         if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE) continue;
         size_t shndx = sym.st_shndx == SHN_XINDEX ? ext : sym.st_shndx;
         if (shndx == SHN_UNDEF || (shndx >= SHN_LORESERVE && sym.st_shndx != SHN_XINDEX)) continue;
-        const char* name = elf_strptr(f.elf, symtab_sh.sh_link, sym.st_name);
+        const char* name = elf_strptr(f.elf, table->sh.sh_link, sym.st_name);
         if (!name || !*name || name[0] == '$') continue;
 
-        uint64_t start = sym.st_value;
-        if (relocatable) {
-            if (!opts.section_addrs.empty()) {
-                GElf_Shdr sh;
-                Elf_Scn* scn = elf_getscn(f.elf, shndx);
-                const char* sname =
-                    scn && gelf_getshdr(scn, &sh) ? elf_strptr(f.elf, shstrndx, sh.sh_name) : nullptr;
-                auto it = sname ? opts.section_addrs.find(sname) : opts.section_addrs.end();
-                if (it == opts.section_addrs.end()) continue;  // a section that was not loaded
-                start += it->second;
-            }
-        } else {
-            start += opts.bias;
-        }
+        const auto start = symbol_address(f.elf, shstrndx, sym.st_value, shndx, relocatable, opts);
+        if (!start) continue;  // in a section that was not loaded
         const int bind = GELF_ST_BIND(sym.st_info);
         uint32_t bind_rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : bind == STB_LOCAL ? 2 : 3;
         Entry e{};
-        e.start = start;
+        e.start = *start;
         e.size = sym.st_size;
         e.name_off = static_cast<uint32_t>(r->names_.size());
         e.name_len = static_cast<uint32_t>(std::strlen(name));

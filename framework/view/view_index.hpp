@@ -171,6 +171,15 @@ class ViewIndex {
     // Decodes [FROM, TO] of every buffer again from the bucket before FROM into TRACKER, which
     // starts from the summaries' state there (tasks too when WITH_TASKS).
     Status replay(uint64_t from, uint64_t to, class SchedTracker& tracker, bool with_tasks);
+    // The steps of open(): a lane per merge source and the buckets over the time span; a task's
+    // run on a lane's CPU buckets; a task's state over its buckets; a record's counts; the lanes'
+    // last open buckets closed; the tasks' coarser levels.
+    void lay_out(engine::EventMerger& merger, uint32_t cpu_buckets, uint32_t task_buckets);
+    void add_slice(size_t lane, int32_t pid, uint64_t a, uint64_t b);
+    void add_state(int32_t pid, TaskState s, uint64_t a, uint64_t b, TaskState next);
+    void count_record(size_t lane, const engine::Record& r, const EventType& type);
+    void close_lanes();
+    void build_levels();
 
     std::unique_ptr<Impl> impl_;
     engine::TraceSet set_;

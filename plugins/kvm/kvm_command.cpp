@@ -113,26 +113,24 @@ int run_exits(const std::vector<std::string>& files, KvmExitsOptions opts, const
 
 }  // namespace
 
-int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-        if (!args.empty()) {
-            std::fputs(kUsage, env.out());
-            return 0;
-        }
-        return usage(env, "");
-    }
-    if (args[0] != "exits") return usage(env, "unknown subcommand '" + args[0] + "'");
+namespace {
 
+// What `kvm exits` is asked for.
+struct ExitsArgs {
     TableFormat format = TableFormat::text;
     KvmExitsOptions opts;
     bool top_set = false, merge = false;
     std::string partial;
     std::vector<std::string> files;
     EventSelection sel;
+};
+
+// The options after "exits" into `x`. Returns -1 to go on, or the exit code.
+int parse_exits_args(const std::vector<std::string>& args, CommandEnv& env, ExitsArgs& x) {
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
         std::string sel_error;
-        const SelectionParse sp = parse_selection_option(args, i, sel, sel_error);
+        const SelectionParse sp = parse_selection_option(args, i, x.sel, sel_error);
         if (sp == SelectionParse::error) return usage(env, sel_error);
         if (sp == SelectionParse::ok) continue;
         auto value = [&](const std::string& name, std::string& out) {
@@ -151,57 +149,73 @@ int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
             std::fputs(kUsage, env.out());
             return 0;
         } else if (value("--format", v)) {
-            if (!parse_table_format(v, format))
+            if (!parse_table_format(v, x.format))
                 return usage(env, "--format: '" + v + "' is not text, json or csv");
         } else if (value("--top", v)) {
             char* end = nullptr;
             unsigned long n = std::strtoul(v.c_str(), &end, 10);
             if (v.empty() || *end || n == 0 || n > static_cast<unsigned long>(kMaxTopFunctions))
                 return usage(env, "--top: '" + v + "' is not a count");
-            opts.top_functions = n;
-            top_set = true;
+            x.opts.top_functions = n;
+            x.top_set = true;
         } else if (value("--guest-symbols", v)) {
             auto g = load_guest_symbols(v);
             if (!g) return fail(env, g.error(), g.error().code() == Errc::invalid_argument ? 2 : 1);
             env.resolvers().add(g->domain, g->resolver);
         } else if (value("--partial", v)) {
-            partial = v;
+            x.partial = v;
         } else if (a == "--merge") {
-            merge = true;
+            x.merge = true;
         } else if (a.size() > 1 && a[0] == '-') {
             return usage(env, "unknown or incomplete option '" + a + "'");
         } else {
-            files.push_back(a);
+            x.files.push_back(a);
         }
     }
-    if (files.empty()) return usage(env, merge ? "no partial result" : "no trace file");
-    if (merge && top_set) return usage(env, "--merge takes --top from the partials");
-    if (Status s = check_outputs({partial}, files); !s) return fail(env, s.error(), 2);
-    if (merge && sel.selects())
+    if (x.files.empty()) return usage(env, x.merge ? "no partial result" : "no trace file");
+    if (x.merge && x.top_set) return usage(env, "--merge takes --top from the partials");
+    if (Status s = check_outputs({x.partial}, x.files); !s) return fail(env, s.error(), 2);
+    if (x.merge && x.sel.selects())
         return usage(env, "--merge reads partial results: select events when making them");
+    return -1;
+}
+
+}  // namespace
+
+int run_kvm_command(const std::vector<std::string>& args, CommandEnv& env) {
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+        if (!args.empty()) {
+            std::fputs(kUsage, env.out());
+            return 0;
+        }
+        return usage(env, "");
+    }
+    if (args[0] != "exits") return usage(env, "unknown subcommand '" + args[0] + "'");
+    ExitsArgs x;
+    if (int rc = parse_exits_args(args, env, x); rc >= 0) return rc;
 
     std::vector<Trace> traces;
     std::unique_ptr<KvmExitsAnalysis> merged;
-    std::vector<std::string> inputs = files;
-    if (merge) {
+    std::vector<std::string> inputs = x.files;
+    if (x.merge) {
         inputs.clear();
-        if (int rc = merge_partials(files, merged, inputs, env)) return rc;
-    } else if (int rc = run_exits(files, opts, sel, traces, merged, env)) {
+        if (int rc = merge_partials(x.files, merged, inputs, env)) return rc;
+    } else if (int rc = run_exits(x.files, x.opts, x.sel, traces, merged, env)) {
         return rc < 0 ? 0 : rc;  // -1: the selection's times were listed
     }
     KvmExitsAnalysis& analysis = *merged;
-    if (!partial.empty()) {
+    if (!x.partial.empty()) {
         PartialResult p{"kvm.exits",
                         {"kvm", "exits"},
                         {{"top", std::to_string(analysis.top_functions())}},
                         std::move(inputs),
                         analysis.save_state().dump()};
-        if (Status s = write_partial(partial, p); !s) return fail(env, s.error(), 1);
+        if (Status s = write_partial(x.partial, p); !s) return fail(env, s.error(), 1);
         return 0;
     }
     TableCollector tables;
     analysis.end(tables);
-    write_tables(env.out(), tables.tables, format);  // the SDK's renderer, as the other analyses
+    write_tables(env.out(), tables.tables, x.format);  // the SDK's renderer, as the other analyses
     return 0;
 }
 

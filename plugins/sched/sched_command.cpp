@@ -266,17 +266,40 @@ int run_analysis(Options& o, Make make, CommandEnv& env) {
 
 }  // namespace
 
-int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
-    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-        std::fputs(kUsage, args.empty() ? env.err() : env.out());
-        return args.empty() ? 2 : 0;
+namespace {
+
+// --top N (latency): false after the error line.
+bool parse_top(const std::string& v, Options& o, CommandEnv& env) {
+    char* end;
+    o.top = std::strtoul(v.c_str(), &end, 10);
+    o.top_set = true;
+    if (*end || v.empty() || v[0] == '-' || o.top > kMaxTop) {
+        std::fprintf(env.err(), "ringscope sched: --top takes a count from 0 to %zu, not '%s'\n", kMaxTop,
+                     v.c_str());
+        return false;
     }
-    Options o;
-    o.what = args[0];
-    if (o.what != "latency" && o.what != "runtime" && o.what != "timeline") {
-        std::fprintf(env.err(), "ringscope sched: unknown analysis '%s'\n%s", o.what.c_str(), kUsage);
-        return 2;
+    return true;
+}
+
+// --window DURATION (timeline): false after the error line.
+bool parse_window(const std::string& v, Options& o, CommandEnv& env) {
+    o.window_set = true;
+    if (!parse_duration(v, o.window)) {
+        std::fprintf(env.err(), "ringscope sched: bad --window '%s' (e.g. 10ms, 500us, 1s)\n", v.c_str());
+        return false;
     }
+    if (o.window < kMinWindowNs) {
+        std::fprintf(env.err(),
+                     "ringscope sched: --window %s is too small: 1us at least (a timeline has at most "
+                     "%llu windows per file)\n",
+                     v.c_str(), static_cast<unsigned long long>(kMaxWindows));
+        return false;
+    }
+    return true;
+}
+
+// The options after the analysis' name into `o`. Returns -1 to go on, or the exit code.
+int parse_args(const std::vector<std::string>& args, CommandEnv& env, Options& o) {
     const std::string& what = o.what;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -299,32 +322,10 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
         }
         if (a == "--top" && what == "latency") {
             const std::string* v = value("--top");
-            if (!v) return 2;
-            char* end;
-            o.top = std::strtoul(v->c_str(), &end, 10);
-            o.top_set = true;
-            if (*end || v->empty() || (*v)[0] == '-' || o.top > kMaxTop) {
-                std::fprintf(env.err(), "ringscope sched: --top takes a count from 0 to %zu, not '%s'\n",
-                             kMaxTop, v->c_str());
-                return 2;
-            }
+            if (!v || !parse_top(*v, o, env)) return 2;
         } else if (a == "--window" && what == "timeline") {
             const std::string* v = value("--window");
-            if (!v) return 2;
-            o.window_set = true;
-            if (!parse_duration(*v, o.window)) {
-                std::fprintf(env.err(), "ringscope sched: bad --window '%s' (e.g. 10ms, 500us, 1s)\n",
-                             v->c_str());
-                return 2;
-            }
-            if (o.window < kMinWindowNs) {
-                std::fprintf(
-                    env.err(),
-                    "ringscope sched: --window %s is too small: 1us at least (a timeline has at most "
-                    "%llu windows per file)\n",
-                    v->c_str(), static_cast<unsigned long long>(kMaxWindows));
-                return 2;
-            }
+            if (!v || !parse_window(*v, o, env)) return 2;
         } else if (a == "--sort" && what != "timeline") {
             const std::string* v = value("--sort");
             if (!v) return 2;
@@ -353,30 +354,53 @@ int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
             o.files.push_back(a);
         }
     }
+    return -1;
+}
+
+// What the options ask for together; 2 after the error line, else -1.
+int check_options(const Options& o, CommandEnv& env) {
+    const char* what = o.what.c_str();
     if (o.files.empty()) {
-        std::fprintf(env.err(), "ringscope sched %s: no %s given\n", what.c_str(),
+        std::fprintf(env.err(), "ringscope sched %s: no %s given\n", what,
                      o.merge ? "partial result" : "trace file");
         return 2;
     }
     if (o.merge && o.sel.selects()) {
         std::fprintf(env.err(),
                      "ringscope sched %s: --merge reads partial results: select events when making them\n",
-                     what.c_str());
+                     what);
         return 2;
     }
     if (o.merge && (o.top_set || o.window_set)) {
-        std::fprintf(env.err(), "ringscope sched %s: --merge takes the parameters from the partials\n",
-                     what.c_str());
+        std::fprintf(env.err(), "ringscope sched %s: --merge takes the parameters from the partials\n", what);
         return 2;
     }
     if (Status s = check_outputs({o.partial}, o.files); !s) {
-        std::fprintf(env.err(), "ringscope sched %s: %s\n", what.c_str(), s.error().to_string().c_str());
+        std::fprintf(env.err(), "ringscope sched %s: %s\n", what, s.error().to_string().c_str());
         return 2;
     }
-    if (what == "latency")
+    return -1;
+}
+
+}  // namespace
+
+int run_sched_command(const std::vector<std::string>& args, CommandEnv& env) {
+    if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+        std::fputs(kUsage, args.empty() ? env.err() : env.out());
+        return args.empty() ? 2 : 0;
+    }
+    Options o;
+    o.what = args[0];
+    if (o.what != "latency" && o.what != "runtime" && o.what != "timeline") {
+        std::fprintf(env.err(), "ringscope sched: unknown analysis '%s'\n%s", o.what.c_str(), kUsage);
+        return 2;
+    }
+    if (int rc = parse_args(args, env, o); rc >= 0) return rc;
+    if (int rc = check_options(o, env); rc >= 0) return rc;
+    if (o.what == "latency")
         return run_analysis<LatencyAnalysis>(
             o, [](const Options& p) { return std::make_unique<LatencyAnalysis>(p.top); }, env);
-    if (what == "runtime")
+    if (o.what == "runtime")
         return run_analysis<RuntimeAnalysis>(
             o, [](const Options&) { return std::make_unique<RuntimeAnalysis>(); }, env);
     return run_analysis<TimelineAnalysis>(
