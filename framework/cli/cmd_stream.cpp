@@ -298,9 +298,11 @@ int StreamRun::run(const capture::RecordOptions& o) {
     lines_ = std::make_unique<output::ReportLineWriter>(*out_, style);
 
     const int sfd = ::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    // Without it no signal would stop the loop: tracing is not started, the state is put back.
+    Status on = sfd >= 0 ? Status{}
+                         : Status{Error(Errc::io, std::string("signalfd failed: ") + std::strerror(errno))};
     // trace-cmd leaves its own threads out; with a COMMAND it forks from this one, so only without.
-    Status on =
-        o.no_filter || !command.empty() ? Status{} : sess.exclude_pids({static_cast<int>(::getpid())});
+    if (on && !o.no_filter && command.empty()) on = sess.exclude_pids({static_cast<int>(::getpid())});
     if (on) on = sess.set_tracing(true);
     pid_t child = on && !command.empty() ? start_command(command, old) : -1;
     if (on.ok() && sfd >= 0) print_until_stopped(sfd, child);

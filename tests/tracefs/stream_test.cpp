@@ -1,5 +1,6 @@
 // `ringscope stream`: live events printed as report lines, every marker once and in order, and the
 // tracing state restored at the end.
+#include <algorithm>
 #include <regex>
 
 #include <gtest/gtest.h>
@@ -80,4 +81,22 @@ TEST(Stream, LinesHaveTheFlagsColumnAs34) {
               2);
     EXPECT_NE(read_file(dir + "/err2.txt").find("RINGSCOPE_COMPAT='2.0'"), std::string::npos);
     EXPECT_FALSE(instance_exists(root, bad));
+}
+
+// Without a signalfd nothing could stop the loop: one line naming the cause, a non-zero exit, and
+// the instance removed (it exited 0, silently, before).
+TEST(Stream, SignalfdFailingIsAnError) {
+    REQUIRE_TRACEFS(root);
+    TracefsLock lock;
+    const std::string dir = scratch_dir("streamsfd");
+    const std::string inst = unique_name("streamsfd");
+    // The sanitizers' runtime must come first in the library list; the preloaded one is first here.
+    const int rc = sh("ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0 LD_PRELOAD=" +
+                      std::string(FAIL_SIGNALFD_LIB) + " " + RINGSCOPE_BIN + " stream -B " + inst +
+                      " -e sched:sched_process_exit -- true > " + dir + "/out.txt 2> " + dir + "/err.txt");
+    EXPECT_EQ(rc, 1);
+    const std::string err = read_file(dir + "/err.txt");
+    EXPECT_NE(err.find("signalfd failed: Too many open files"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_FALSE(instance_exists(root, inst));
 }
