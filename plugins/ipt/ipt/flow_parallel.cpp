@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,9 +35,19 @@ namespace ringscope::ipt {
 namespace {
 
 // Steps are compared in the first bytes after a cut (the part's size, at most kMaxWindow: a few
-// PSB segments), at most kMaxMarks of them.
+// PSB segments), at most kMaxMarks of them. A part marks each of its first kDenseMarks steps, then
+// every kSparseEvery-th (a mark is a copy of the decoder's state): joins come at the first steps
+// once the decoders agree, and a later one only needs the part before to decode a few steps more.
 constexpr uint64_t kMaxWindow = 8 * 1024;
 constexpr size_t kMaxMarks = 2048;
+constexpr uint64_t kDenseMarks = 32;
+constexpr uint64_t kSparseEvery = 16;
+
+double thread_cpu() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 struct Mark {
     FlowState state;
@@ -64,7 +75,7 @@ bool continues(const Mark& t, const Mark& f) {
 
 // The last fresh mark of a part, once the loop has gone past its step (at decoded_steps).
 void settle(std::vector<Mark>& fresh, uint64_t decoded_steps) {
-    if (!fresh.empty()) fresh.back().insn_dead = decoded_steps > fresh.back().decoded_steps;
+    fresh.back().insn_dead = decoded_steps > fresh.back().decoded_steps;
 }
 
 class PartHook;
@@ -112,6 +123,8 @@ struct Part {
     FlowOptions o;  // o.out appends to buf
     std::unique_ptr<PartHook> hook;
     std::unique_ptr<FlowRun> run;
+    uint64_t steps = 0;     // decoded (once finished)
+    double worker_cpu = 0;  // thread CPU s of its run on a worker
 
     bool suspended() const { return run != nullptr; }
     // The run is done: its output in buf, its decoder back in the pool.
@@ -119,30 +132,23 @@ struct Part {
     ~Part();
 };
 
-// The loop state as far as it decides what comes next at offset (the sync error and resync
-// positions behind it, and the count of instructions at a finished offset, no longer do).
-// Which packets the stream may hold that make more of FlowState live: CYC (the time calibration:
-// with_tcal) and TRIG (the instruction count since the last IP: with_trig). A stream that does not
-// decode cleanly from its first PSB to its end may hold either.
-struct StreamPackets {
-    bool cyc = false, trig = false;
-};
-
-// A pass over the whole stream: with pages, the pages behind it are given back (then restarted).
-StreamPackets may_have(const Config& config, PagesBehind* pages) {
+// Whether the stream may hold CYC packets, which make the time calibration live: a pass over the
+// whole stream (with pages, the pages behind it are given back, then restarted). A stream that
+// does not decode cleanly from its first PSB to its end may hold them.
+bool may_have_cyc(const Config& config, PagesBehind* pages) {
     PacketDecoder packets(config);
-    if (packets.sync_forward() < 0) return {};
-    StreamPackets has;
+    if (packets.sync_forward() < 0) return false;
+    bool cyc = false;
     const int err = packets.for_each([&](uint64_t offset, const Packet& p) {
-        has.cyc |= p.type == PacketType::cyc;
-        has.trig |= p.type == PacketType::trig;
+        cyc |= p.type == PacketType::cyc;
         if (pages) pages->at(offset);
     });
-    if (err != -pte_eos) has = {true, true};
     if (pages) pages->restart();
-    return has;
+    return cyc || err != -pte_eos;
 }
 
+// The loop state as far as it decides what comes next at offset (the sync error and resync
+// positions behind it, and the count of instructions at a finished offset, no longer do).
 FlowLoopState live(FlowLoopState loop, uint64_t offset) {
     if (loop.sync < offset) loop.sync = 0;
     if (loop.resynced_at < offset) loop.resynced_at = ~uint64_t{0};
@@ -167,15 +173,16 @@ class PartHook final : public FlowHook {
     Step at_step(InsnDecoder& d, const FlowLoopState& loop, uint64_t offset) override {
         ++step_;
         if (fresh_ && !part_.fresh_done.load(std::memory_order_relaxed)) {
-            settle(part_.fresh, loop.decoded_steps);
-            if (offset < cut_ + window_ && part_.fresh.size() < kMaxMarks) {
+            settle_last(loop.decoded_steps);
+            if (offset >= cut_ + window_ || part_.fresh.size() >= kMaxMarks) {
+                part_.fresh_done.store(true, std::memory_order_release);
+            } else if (step_ <= kDenseMarks || step_ % kSparseEvery == 0) {
                 mark(part_.fresh, d, loop, offset);
                 Mark& m = part_.fresh.back();
                 m.high = d.retstack().high();
                 m.decoded_steps = loop.decoded_steps;
                 d.retstack().reset_high();
-            } else {
-                part_.fresh_done.store(true, std::memory_order_release);
+                unsettled_ = true;
             }
         }
         if (!has_next_ || offset < next_cut_) return go;
@@ -199,6 +206,13 @@ class PartHook final : public FlowHook {
         return go;
     }
 
+    // The last fresh mark, at the step after it (or at the part's end): settle()d once.
+    void settle_last(uint64_t decoded_steps) {
+        if (unsettled_) settle(part_.fresh, decoded_steps);
+        unsettled_ = false;
+    }
+    uint64_t steps() const { return step_; }
+
   private:
     long out_pos() {
         std::fflush(part_.o.out);
@@ -216,6 +230,7 @@ class PartHook final : public FlowHook {
     FlowCompare compare_;
     uint64_t window_;
     uint64_t step_ = 0;
+    bool unsettled_ = false;
 };
 
 Part::~Part() {
@@ -223,6 +238,7 @@ Part::~Part() {
 }
 
 void Part::finish(DecoderPool& pool) {
+    steps = hook->steps();
     std::fclose(o.out);
     o.out = nullptr;
     run.reset();
@@ -252,6 +268,7 @@ using Parts = std::vector<std::unique_ptr<Part>>;
 
 void decode_part(Parts& parts, DecoderPool& pool, const Image& image, const FlowOptions& o,
                  const std::vector<uint64_t>& cuts, size_t k, uint64_t window, FlowCompare compare) {
+    const double cpu = thread_cpu();
     Part& part = *parts[k];
     part.o = o;
     part.o.out = append_to(part.buf);
@@ -264,9 +281,10 @@ void decode_part(Parts& parts, DecoderPool& pool, const Image& image, const Flow
     // return stack before their PSB.
     const bool done = part.run->run(k > 0 ? &cuts[k] : nullptr, k > 0);
     if (!part.fresh_done.load(std::memory_order_relaxed))
-        settle(part.fresh, part.run->loop_state().decoded_steps);
+        part.hook->settle_last(part.run->loop_state().decoded_steps);
     part.fresh_done.store(true, std::memory_order_release);
     if (done) part.finish(pool);
+    part.worker_cpu = thread_cpu() - cpu;
 }
 
 // The first step where part a's tail (from step `from` on) continues as part b's fresh decoder
@@ -289,8 +307,9 @@ bool find_join(const Part& a, uint64_t from, const Part& b, size_t& ta, size_t& 
 
 // Part b, suspended, joined at its fresh step fb to the tail step t of the part before: the
 // return stack entries under those b knew at fb, as many as a full stack would have kept since;
-// then b decoded to its end. Whether entries were handed on.
-bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool) {
+// then b decoded to its end (on the calling thread: its steps added to caller_steps). Whether
+// entries were handed on.
+bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool, uint64_t& caller_steps) {
     if (!b.suspended()) return false;
     RetStack& stack = b.decoder->retstack();
     const Mark& f = b.fresh[fb];
@@ -301,8 +320,10 @@ bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool) {
     const int under = static_cast<int>(t.state.retstack.size() - known);
     stack.assign_below(t.state.retstack.data() + known, std::min(under, RetStack::kMax - high));
     // The bottom known now: nothing suspends it again.
+    const uint64_t before = b.hook->steps();
     b.run->resume();
     b.finish(pool);
+    caller_steps += b.steps - before;
     return true;
 }
 
@@ -325,35 +346,89 @@ void add(FlowStats& to, const FlowStats& end, const FlowStats& begin) {
     to.blocks += end.blocks - begin.blocks;
 }
 
+// The rest after a cut that did not join: sequentially from the start (on the calling thread),
+// without the `written` bytes already printed.
+void decode_sequentially(const Image& image, const FlowOptions& o, FlowStats& stats, PagesBehind* pages,
+                         uint64_t written) {
+    SkipSink sink{o.out, written};
+    cookie_io_functions_t io{};
+    io.write = skip_write;
+    FlowOptions so = o;
+    so.out = fopencookie(&sink, "w", io);
+    if (!so.out) std::abort();
+    stats = FlowStats{};
+    InsnDecoder d(o.config, image, o.filter);
+    d.set_tick_events(o.event_tick);
+    if (pages) {
+        pages->restart();
+        PagesHook hook(*pages);
+        FlowRun(d, image, so, stats, &hook).run();
+    } else {
+        flow_decode(d, image, so, stats);
+    }
+    std::fclose(so.out);
+}
+
+// How the trace is cut. A part's output is buffered until the calling thread takes it, so with
+// an instruction or more of output per trace byte (all but --quiet) the parts are smaller and
+// fewer are in flight: --no-inst prints about 200 bytes per trace byte.
+struct Layout {
+    uint64_t part_bytes, window;
+    size_t in_flight;  // parts started and not yet released
+};
+
+Layout layout(const FlowOptions& o) {
+    const bool little_output = o.quiet && !o.check;
+    Layout l{};
+    l.part_bytes = o.part_bytes ? o.part_bytes : little_output ? 64 * 1024 : 16 * 1024;
+    l.window = l.part_bytes < kMaxWindow ? l.part_bytes : kMaxWindow;
+    l.in_flight = little_output ? 2 * size_t{o.jobs} + 1 : size_t{o.jobs} + 1;
+    return l;
+}
+
 }  // namespace
 
 FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o, FlowStats& stats,
                                        PagesBehind* pages) {
-    const uint64_t part_bytes = o.part_bytes ? o.part_bytes : 64 * 1024;
-    const uint64_t window = part_bytes < kMaxWindow ? part_bytes : kMaxWindow;
-    std::vector<uint64_t> cuts = psb_cuts(o.config, part_bytes, pages);
+    const double caller_cpu = thread_cpu();
+    const Layout l = layout(o);
+    std::vector<uint64_t> cuts = psb_cuts(o.config, l.part_bytes, pages);
     if (pages && pages->failed()) return {};
     const size_t n = cuts.size() < 2 ? 1 : cuts.size() - 1;
     if (cuts.size() < 2) cuts = {0, 0};
-    const StreamPackets has = may_have(o.config, pages);
+    // The time calibration is compared only where CYC packets read it (a pass over the packets).
+    const bool time = o.event_time || o.event_tick;
+    const bool tcal = time && may_have_cyc(o.config, pages);
     if (pages && pages->failed()) return {};
-    const FlowCompare compare{o.event_time || o.event_tick, (o.event_time || o.event_tick) && has.cyc,
-                              has.trig};
+    const FlowCompare compare{time, tcal};
     DecoderPool pool(o, image);
     Parts parts(n);
+    // Output buffers of parts taken, their capacity kept for the parts made next.
+    std::vector<std::string> spare;
     // Parts below released + in_flight start: the one after the last of them is made too.
-    const size_t in_flight = o.jobs + 1;
     size_t made = 0;
     auto make_to = [&](size_t last) {
-        for (; made <= last && made < n; ++made) parts[made] = std::make_unique<Part>();
+        for (; made <= last && made < n; ++made) {
+            parts[made] = std::make_unique<Part>();
+            if (!spare.empty()) parts[made]->buf = std::move(spare.back()), spare.pop_back();
+        }
     };
-    make_to(in_flight);
     FlowParallelCount count{n, 0, 0, n};
+    auto retire = [&](std::unique_ptr<Part>& p) {
+        if (!p) return;
+        count.steps += p->steps;
+        count.worker_cpu += p->worker_cpu;
+        p->buf.clear();
+        spare.push_back(std::move(p->buf));
+        p.reset();
+    };
+    make_to(l.in_flight);
     uint64_t written = 0;
     bool done = false;
     {
-        OrderedPipeline pipe(n, o.jobs, in_flight,
-                             [&](size_t k) { decode_part(parts, pool, image, o, cuts, k, window, compare); });
+        OrderedPipeline pipe(n, o.jobs, l.in_flight, [&](size_t k) {
+            decode_part(parts, pool, image, o, cuts, k, l.window, compare);
+        });
         size_t cur = 0;
         Mark start;  // where part cur's output is used from
         pipe.wait(0);
@@ -380,35 +455,19 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             const Mark& t = c.tail[ta];
             take(c, start.out, t.out);
             add(stats, t.stats, start.stats);
-            count.handed_on += hand_on(*parts[k], fb, t, pool);
+            count.handed_on += hand_on(*parts[k], fb, t, pool, count.caller_steps);
             start = parts[k]->fresh[fb];
-            parts[cur].reset();  // done: no worker reads it any more
+            retire(parts[cur]);  // done: no worker reads it any more
             cur = k;
             if (pages && !pages->at(cuts[k])) break;
-            make_to(k + in_flight);
+            make_to(k + l.in_flight);
             pipe.release(k - 1);
         }
     }  // the workers have stopped: no part is written to any more
+    for (auto& p : parts) retire(p);
     parts.clear();
-    if (done || (pages && pages->failed())) return count;
-    // No join: sequentially from the start, without what is written already.
-    SkipSink sink{o.out, written};
-    cookie_io_functions_t io{};
-    io.write = skip_write;
-    FlowOptions so = o;
-    so.out = fopencookie(&sink, "w", io);
-    if (!so.out) std::abort();
-    stats = FlowStats{};
-    InsnDecoder d(o.config, image, o.filter);
-    d.set_tick_events(o.event_tick);
-    if (pages) {
-        pages->restart();
-        PagesHook hook(*pages);
-        FlowRun(d, image, so, stats, &hook).run();
-    } else {
-        flow_decode(d, image, so, stats);
-    }
-    std::fclose(so.out);
+    if (!done && !(pages && pages->failed())) decode_sequentially(image, o, stats, pages, written);
+    count.caller_cpu = thread_cpu() - caller_cpu;
     return count;
 }
 
