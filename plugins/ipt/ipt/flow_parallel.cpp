@@ -127,6 +127,10 @@ struct Part {
     double worker_cpu = 0;  // thread CPU s of its run on a worker
 
     bool suspended() const { return run != nullptr; }
+    void done_fresh() {
+        fresh_done.store(true, std::memory_order_release);
+        fresh_done.notify_all();
+    }
     // The run is done: its output in buf, its decoder back in the pool.
     void finish(DecoderPool& pool);
     ~Part();
@@ -175,7 +179,7 @@ class PartHook final : public FlowHook {
         if (fresh_ && !part_.fresh_done.load(std::memory_order_relaxed)) {
             settle_last(loop.decoded_steps);
             if (offset >= cut_ + window_ || part_.fresh.size() >= kMaxMarks) {
-                part_.fresh_done.store(true, std::memory_order_release);
+                part_.done_fresh();
             } else if (step_ <= kDenseMarks || step_ % kSparseEvery == 0) {
                 mark(part_.fresh, d, loop, offset);
                 Mark& m = part_.fresh.back();
@@ -193,6 +197,9 @@ class PartHook final : public FlowHook {
             return stop;
         }
         mark(part_.tail, d, loop, offset);
+        // On the calling thread, whose next step is to wait for the next part anyway: for its
+        // fresh steps, rather than decode on what the next part decodes (the window's bytes).
+        if (on_caller_) next_->fresh_done.wait(false, std::memory_order_acquire);
         // The next part's fresh steps at hand: no need to decode on once one continues this one.
         if (next_->fresh_done.load(std::memory_order_acquire)) {
             const Mark& t = part_.tail.back();
@@ -212,6 +219,8 @@ class PartHook final : public FlowHook {
         unsettled_ = false;
     }
     uint64_t steps() const { return step_; }
+    // Resumed on the calling thread, which has released the parts up to the one after this one.
+    void resume_on_caller() { on_caller_ = true; }
 
   private:
     long out_pos() {
@@ -231,6 +240,7 @@ class PartHook final : public FlowHook {
     uint64_t window_;
     uint64_t step_ = 0;
     bool unsettled_ = false;
+    bool on_caller_ = false;
 };
 
 Part::~Part() {
@@ -282,7 +292,7 @@ void decode_part(Parts& parts, DecoderPool& pool, const Image& image, const Flow
     const bool done = part.run->run(k > 0 ? &cuts[k] : nullptr, k > 0);
     if (!part.fresh_done.load(std::memory_order_relaxed))
         part.hook->settle_last(part.run->loop_state().decoded_steps);
-    part.fresh_done.store(true, std::memory_order_release);
+    part.done_fresh();
     if (done) part.finish(pool);
     part.worker_cpu = thread_cpu() - cpu;
 }
@@ -321,6 +331,7 @@ bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool, uint64_t& cal
     stack.assign_below(t.state.retstack.data() + known, std::min(under, RetStack::kMax - high));
     // The bottom known now: nothing suspends it again.
     const uint64_t before = b.hook->steps();
+    b.hook->resume_on_caller();
     b.run->resume();
     b.finish(pool);
     caller_steps += b.steps - before;
@@ -455,13 +466,14 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             const Mark& t = c.tail[ta];
             take(c, start.out, t.out);
             add(stats, t.stats, start.stats);
+            if (pages && !pages->at(cuts[k])) break;
+            // Released before part k is resumed here: its tail may wait for part k + 1.
+            make_to(k + l.in_flight);
+            pipe.release(k - 1);
             count.handed_on += hand_on(*parts[k], fb, t, pool, count.caller_steps);
             start = parts[k]->fresh[fb];
             retire(parts[cur]);  // done: no worker reads it any more
             cur = k;
-            if (pages && !pages->at(cuts[k])) break;
-            make_to(k + l.in_flight);
-            pipe.release(k - 1);
         }
     }  // the workers have stopped: no part is written to any more
     for (auto& p : parts) retire(p);
