@@ -380,20 +380,23 @@ void decode_sequentially(const Image& image, const FlowOptions& o, FlowStats& st
     std::fclose(so.out);
 }
 
-// How the trace is cut. A part's output is buffered until the calling thread takes it, so with
-// an instruction or more of output per trace byte (all but --quiet) the parts are smaller and
-// fewer are in flight: --no-inst prints about 200 bytes per trace byte.
+// How the trace is cut. A part's output is held until the calling thread takes it, so parts are
+// smaller the more a trace byte prints: about 200 bytes with --no-inst (an address a line, 10
+// instructions a byte on the bench stream), 500 with the disassembly. Parts of 4 KiB cost a few
+// percent more CPU than parts of 64 KiB (their first steps marked, the threads handing over).
 struct Layout {
     uint64_t part_bytes, window;
     size_t in_flight;  // parts started and not yet released
 };
 
 Layout layout(const FlowOptions& o) {
-    const bool little_output = o.quiet && !o.check;
+    const bool quiet = o.quiet && !o.check;
+    const bool addresses = o.no_inst && !o.raw_insn && !o.check;
     Layout l{};
-    l.part_bytes = o.part_bytes ? o.part_bytes : little_output ? 64 * 1024 : 16 * 1024;
+    l.part_bytes = o.part_bytes ? o.part_bytes : quiet ? 64 * 1024 : addresses ? 8 * 1024 : 4 * 1024;
     l.window = l.part_bytes < kMaxWindow ? l.part_bytes : kMaxWindow;
-    l.in_flight = little_output ? 2 * size_t{o.jobs} + 1 : size_t{o.jobs} + 1;
+    // With --quiet a part holds its marks only: more in flight, for slack between the workers.
+    l.in_flight = quiet ? 2 * size_t{o.jobs} + 1 : size_t{o.jobs} + 1;
     return l;
 }
 
