@@ -2,11 +2,14 @@
 # ipt flow -j: -j 1, 2 and 3 alternately on bench streams, user/sys/wall s and max RSS of each run,
 # and what -j did (--stat:jobs: parts, joins, steps on the calling thread, thread CPU).
 #
-#   bench/ipt/flow_jobs.sh [-b BUILD] [-r ROUNDS] [-s SIZE_KB] [-j "1 2 3"] [-m "quiet no-inst"] [-d DIR]
+#   bench/ipt/flow_jobs.sh [-b BUILD] [-r ROUNDS] [-s SIZE_KB] [-j "1 2 3"] [-m "quiet no-inst full"]
+#                          [-d DIR] [-p PREFIX]
 #
 # Makes DIR/sSIZE.{pt,bin} with ipt_flow_bench --write (once), checks that every -j prints what
 # -j 1 prints (md5 of each mode's output), then times ROUNDS rounds. Output to /dev/null.
-# Run on an idle machine (`uptime`): wall time is what -j is for.
+# Modes: quiet (--quiet --stat), no-inst (--no-inst), full (the disassembly: slow, 5 s a MiB).
+# Run on an idle machine (`uptime`): wall time is what -j is for. On a shared one, -p "chrt -f 10"
+# (as root) runs each timed command ahead of the others' processes.
 set -eu
 
 build=build
@@ -15,7 +18,8 @@ size_kb=16384
 jobs="1 2 3"
 modes="quiet no-inst"
 dir=/tmp/ringscope-flow-jobs
-while getopts b:r:s:j:m:d: opt; do
+prefix=
+while getopts b:r:s:j:m:d:p: opt; do
     case $opt in
     b) build=$OPTARG ;;
     r) rounds=$OPTARG ;;
@@ -23,7 +27,8 @@ while getopts b:r:s:j:m:d: opt; do
     j) jobs=$OPTARG ;;
     m) modes=$OPTARG ;;
     d) dir=$OPTARG ;;
-    *) sed -n 5p "$0" >&2; exit 2 ;;
+    p) prefix=$OPTARG ;;
+    *) sed -n 5,6p "$0" >&2; exit 2 ;;
     esac
 done
 
@@ -68,7 +73,8 @@ for m in $modes; do
     r=1
     while [ "$r" -le "$rounds" ]; do
         for j in $jobs; do
-            t=$( { /usr/bin/time -f '%U %S %e %M' sh -c '"$@" >/dev/null 2>&1' sh \
+            # shellcheck disable=SC2046,SC2086
+            t=$( { $prefix /usr/bin/time -f '%U %S %e %M' sh -c '"$@" >/dev/null 2>&1' sh \
                 "$ringscope" ipt flow -j "$j" $(mode_args "$m") \
                 --raw "$stream.bin:0x400000" --pt "$stream.pt"; } 2>&1)
             printf '%-8s %s %s %s %s\n' "$m" "$j" "$r" "$t" "$(cut -d' ' -f1 /proc/loadavg)"
