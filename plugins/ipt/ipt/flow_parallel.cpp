@@ -199,7 +199,10 @@ class PartHook final : public FlowHook {
         mark(part_.tail, d, loop, offset);
         // On the calling thread, whose next step is to wait for the next part anyway: for its
         // fresh steps, rather than decode on what the next part decodes (the window's bytes).
-        if (on_caller_) next_->fresh_done.wait(false, std::memory_order_acquire);
+        if (on_caller_ && !next_->fresh_done.load(std::memory_order_acquire)) {
+            ++slept_;
+            next_->fresh_done.wait(false, std::memory_order_acquire);
+        }
         // The next part's fresh steps at hand: no need to decode on once one continues this one.
         if (next_->fresh_done.load(std::memory_order_acquire)) {
             const Mark& t = part_.tail.back();
@@ -221,6 +224,8 @@ class PartHook final : public FlowHook {
     uint64_t steps() const { return step_; }
     // Resumed on the calling thread, which has released the parts up to the one after this one.
     void resume_on_caller() { on_caller_ = true; }
+    // How often it waited there for the next part.
+    size_t slept() const { return slept_; }
 
   private:
     long out_pos() {
@@ -241,6 +246,7 @@ class PartHook final : public FlowHook {
     uint64_t step_ = 0;
     bool unsettled_ = false;
     bool on_caller_ = false;
+    size_t slept_ = 0;
 };
 
 Part::~Part() {
@@ -317,9 +323,9 @@ bool find_join(const Part& a, uint64_t from, const Part& b, size_t& ta, size_t& 
 
 // Part b, suspended, joined at its fresh step fb to the tail step t of the part before: the
 // return stack entries under those b knew at fb, as many as a full stack would have kept since;
-// then b decoded to its end (on the calling thread: its steps added to caller_steps). Whether
-// entries were handed on.
-bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool, uint64_t& caller_steps) {
+// then b decoded to its end (on the calling thread: its steps and waits added to count's).
+// Whether entries were handed on.
+bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool, FlowParallelCount& count) {
     if (!b.suspended()) return false;
     RetStack& stack = b.decoder->retstack();
     const Mark& f = b.fresh[fb];
@@ -333,8 +339,9 @@ bool hand_on(Part& b, size_t fb, const Mark& t, DecoderPool& pool, uint64_t& cal
     const uint64_t before = b.hook->steps();
     b.hook->resume_on_caller();
     b.run->resume();
+    count.caller_slept += b.hook->slept();
     b.finish(pool);
-    caller_steps += b.steps - before;
+    count.caller_steps += b.steps - before;
     return true;
 }
 
@@ -395,8 +402,10 @@ Layout layout(const FlowOptions& o) {
     Layout l{};
     l.part_bytes = o.part_bytes ? o.part_bytes : quiet ? 64 * 1024 : addresses ? 8 * 1024 : 4 * 1024;
     l.window = l.part_bytes < kMaxWindow ? l.part_bytes : kMaxWindow;
-    // With --quiet a part holds its marks only: more in flight, for slack between the workers.
-    l.in_flight = quiet ? 2 * size_t{o.jobs} + 1 : size_t{o.jobs} + 1;
+    // Slack: with jobs + 1 in flight the worker that finished the oldest part in work found the
+    // window full and slept until the caller took it, at nearly every part (--no-inst -j 2: 2022
+    // of 2030; 703 with 5 in flight). With --quiet a part holds its marks only.
+    l.in_flight = (quiet ? 4 : 2) * size_t{o.jobs} + (quiet ? 0 : 1);
     return l;
 }
 
@@ -473,11 +482,14 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             // Released before part k is resumed here: its tail may wait for part k + 1.
             make_to(k + l.in_flight);
             pipe.release(k - 1);
-            count.handed_on += hand_on(*parts[k], fb, t, pool, count.caller_steps);
+            count.handed_on += hand_on(*parts[k], fb, t, pool, count);
             start = parts[k]->fresh[fb];
             retire(parts[cur]);  // done: no worker reads it any more
             cur = k;
         }
+        const OrderedPipeline::Blocked blocked = pipe.blocked();
+        count.caller_slept += blocked.caller;
+        count.workers_slept = blocked.workers;
     }  // the workers have stopped: no part is written to any more
     for (auto& p : parts) retire(p);
     parts.clear();
