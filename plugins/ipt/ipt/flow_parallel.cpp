@@ -282,6 +282,39 @@ std::FILE* append_to(std::string& to) {
 // joined, so that their marks and text do not stay to the end.
 using Parts = std::vector<std::unique_ptr<Part>>;
 
+// The parts, with the output buffers of those retired kept (their capacity) for those made next.
+class PartSet {
+  public:
+    explicit PartSet(size_t n) : parts_(n) {}
+    Parts& parts() { return parts_; }
+    Part& operator[](size_t k) { return *parts_[k]; }
+    // Makes the parts up to last.
+    void make_to(size_t last) {
+        for (; made_ <= last && made_ < parts_.size(); ++made_) {
+            parts_[made_] = std::make_unique<Part>();
+            if (!spare_.empty()) parts_[made_]->buf = std::move(spare_.back()), spare_.pop_back();
+        }
+    }
+    // Part k is done with (no worker reads it any more): its counts added to count.
+    void retire(size_t k, FlowParallelCount& count) {
+        std::unique_ptr<Part>& p = parts_[k];
+        if (!p) return;
+        count.steps += p->steps;
+        count.worker_cpu += p->worker_cpu;
+        p->buf.clear();
+        spare_.push_back(std::move(p->buf));
+        p.reset();
+    }
+    void retire_all(FlowParallelCount& count) {
+        for (size_t k = 0; k < parts_.size(); ++k) retire(k, count);
+    }
+
+  private:
+    Parts parts_;
+    std::vector<std::string> spare_;
+    size_t made_ = 0;
+};
+
 void decode_part(Parts& parts, DecoderPool& pool, const Image& image, const FlowOptions& o,
                  const std::vector<uint64_t>& cuts, size_t k, uint64_t window, FlowCompare compare) {
     const double cpu = thread_cpu();
@@ -425,32 +458,15 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
     if (pages && pages->failed()) return {};
     const FlowCompare compare{time, tcal};
     DecoderPool pool(o, image);
-    Parts parts(n);
-    // Output buffers of parts taken, their capacity kept for the parts made next.
-    std::vector<std::string> spare;
-    // Parts below released + in_flight start: the one after the last of them is made too.
-    size_t made = 0;
-    auto make_to = [&](size_t last) {
-        for (; made <= last && made < n; ++made) {
-            parts[made] = std::make_unique<Part>();
-            if (!spare.empty()) parts[made]->buf = std::move(spare.back()), spare.pop_back();
-        }
-    };
+    PartSet parts(n);
     FlowParallelCount count{n, 0, 0, n};
-    auto retire = [&](std::unique_ptr<Part>& p) {
-        if (!p) return;
-        count.steps += p->steps;
-        count.worker_cpu += p->worker_cpu;
-        p->buf.clear();
-        spare.push_back(std::move(p->buf));
-        p.reset();
-    };
-    make_to(l.in_flight);
+    // Parts below released + in_flight start: the one after the last of them is made too.
+    parts.make_to(l.in_flight);
     uint64_t written = 0;
     bool done = false;
     {
         OrderedPipeline pipe(n, o.jobs, l.in_flight, [&](size_t k) {
-            decode_part(parts, pool, image, o, cuts, k, l.window, compare);
+            decode_part(parts.parts(), pool, image, o, cuts, k, l.window, compare);
         });
         size_t cur = 0;
         Mark start;  // where part cur's output is used from
@@ -460,7 +476,7 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             written += static_cast<uint64_t>(to - from);
         };
         for (size_t k = 1; k <= n; ++k) {
-            Part& c = *parts[cur];
+            Part& c = parts[cur];
             if (k == n || !c.stopped) {
                 // The last part, or one that decoded to the end: the rest is its output.
                 take(c, start.out, static_cast<long>(c.buf.size()));
@@ -470,7 +486,7 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             }
             pipe.wait(k);
             size_t ta = 0, fb = 0;
-            if (!find_join(c, start.step, *parts[k], ta, fb)) {
+            if (!find_join(c, start.step, parts[k], ta, fb)) {
                 count.sequential_from = k;
                 break;
             }
@@ -480,19 +496,18 @@ FlowParallelCount flow_decode_parallel(const Image& image, const FlowOptions& o,
             add(stats, t.stats, start.stats);
             if (pages && !pages->at(cuts[k])) break;
             // Released before part k is resumed here: its tail may wait for part k + 1.
-            make_to(k + l.in_flight);
+            parts.make_to(k + l.in_flight);
             pipe.release(k - 1);
-            count.handed_on += hand_on(*parts[k], fb, t, pool, count);
-            start = parts[k]->fresh[fb];
-            retire(parts[cur]);  // done: no worker reads it any more
+            count.handed_on += hand_on(parts[k], fb, t, pool, count);
+            start = parts[k].fresh[fb];
+            parts.retire(cur, count);
             cur = k;
         }
         const OrderedPipeline::Blocked blocked = pipe.blocked();
         count.caller_slept += blocked.caller;
         count.workers_slept = blocked.workers;
     }  // the workers have stopped: no part is written to any more
-    for (auto& p : parts) retire(p);
-    parts.clear();
+    parts.retire_all(count);
     if (!done && !(pages && pages->failed())) decode_sequentially(image, o, stats, pages, written);
     count.caller_cpu = thread_cpu() - caller_cpu;
     return count;
