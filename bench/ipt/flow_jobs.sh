@@ -51,8 +51,8 @@ mode_args() {
 flow() { # JOBS MODE [extra args]
     j=$1 m=$2
     shift 2
-    # shellcheck disable=SC2046
-    "$ringscope" ipt flow -j "$j" $(mode_args "$m") "$@" --raw "$stream.bin:0x400000" --pt "$stream.pt"
+    # shellcheck disable=SC2046,SC2086
+    $prefix "$ringscope" ipt flow -j "$j" $(mode_args "$m") "$@" --raw "$stream.bin:0x400000" --pt "$stream.pt"
 }
 
 echo "# $(date -u '+%F %T') $(nproc) cpus, $(uptime | sed 's/.*load/load/'); stream $stream.pt ($size_kb KiB)"
