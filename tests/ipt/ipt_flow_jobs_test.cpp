@@ -48,13 +48,15 @@ Run flow(std::vector<std::string> args) {
 
 // What -j did (from --stat:jobs).
 struct Jobs {
-    size_t parts = 0, joined = 0, handed_on = 0, sequential_from = 0;
+    size_t parts = 0, joined = 0, handed_on = 0, sequential_from = 0, steps = 0, caller_steps = 0;
 };
 
 Jobs jobs_of(const std::string& err) {
     Jobs j;
-    if (std::sscanf(err.c_str(), "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu",
-                    &j.parts, &j.joined, &j.handed_on, &j.sequential_from) != 4)
+    if (std::sscanf(err.c_str(),
+                    "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu, steps: %zu (on the "
+                    "caller: %zu)",
+                    &j.parts, &j.joined, &j.handed_on, &j.sequential_from, &j.steps, &j.caller_steps) != 6)
         return {};
     return j;
 }
@@ -187,6 +189,28 @@ TEST(IptFlowJobs, ReturnsCompressedAcrossManyPsbs) {
             EXPECT_GT(j.handed_on, j.parts / 2) << many.err;
         }
     }
+}
+
+// A part suspended at its next cut (its return stack's bottom still open) is resumed on the
+// calling thread once the part before has joined: there it waits for the next part's first
+// steps and joins at the first that agrees, rather than decode on what the next part decodes
+// (which took the calling thread through up to 8 KiB of each part).
+TEST(IptFlowJobs, CallerDecodesOnlyToTheJoin) {
+    rb::FlowOptions o;
+    o.seed = 7;
+    o.pt_bytes = 48 << 10;
+    const Made m = make("caller_steps", o);
+    const std::vector<std::string> args = args_for(m, {"--no-inst"});
+    const ::Run one = flow(args);
+    std::vector<std::string> a = {"-j", "2", "--part-bytes", "2000", "--stat:jobs"};
+    a.insert(a.end(), args.begin(), args.end());
+    const ::Run many = flow(a);
+    EXPECT_TRUE(many.out == one.out);
+    const Jobs j = jobs_of(many.err);
+    EXPECT_GT(j.parts, 15u) << many.err;
+    EXPECT_EQ(j.joined + 1, j.parts) << many.err;
+    EXPECT_GT(j.handed_on, j.parts / 2) << many.err;
+    EXPECT_LE(j.caller_steps, 2 * j.handed_on) << many.err;
 }
 
 // --quiet counts a path at a time: the counts --stat prints are those of the printing decode, with

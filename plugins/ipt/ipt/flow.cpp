@@ -521,8 +521,12 @@ int flow_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* e
     if (o.jobs > 1) {
         const FlowParallelCount c = flow_decode_parallel(in.image, o, stats, &pages);
         if (o.stat_jobs)
-            std::fprintf(err, "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu\n", c.parts,
-                         c.joined, c.handed_on, c.sequential_from);
+            std::fprintf(err,
+                         "parts: %zu, joined: %zu, handed on: %zu, sequential from part: %zu, steps: %" PRIu64
+                         " (on the caller: %" PRIu64
+                         "), cpu s: caller %.3f, workers %.3f, slept: caller %zu, workers %zu\n",
+                         c.parts, c.joined, c.handed_on, c.sequential_from, c.steps, c.caller_steps,
+                         c.caller_cpu, c.worker_cpu, c.caller_slept, c.workers_slept);
     } else {
         InsnDecoder decoder(o.config, in.image, o.filter);
         decoder.set_tick_events(o.event_tick);

@@ -109,8 +109,14 @@ void flow_decode(InsnDecoder& d, const Image& image, const FlowOptions& o, FlowS
 // What ipt flow -j did: parts cut, parts joined to the one before, parts given the return stack
 // entries from before their PSB (handed on), and the part from whose join on it decoded
 // sequentially (parts when none).
+// Also the steps of the decode loop all parts took (those past a cut twice), those taken on the
+// calling thread, the thread CPU seconds of the calling thread and of the parts on workers, and
+// how often the calling thread and the workers slept waiting for each other (OrderedPipeline).
 struct FlowParallelCount {
     size_t parts = 0, joined = 0, handed_on = 0, sequential_from = 0;
+    uint64_t steps = 0, caller_steps = 0;
+    double caller_cpu = 0, worker_cpu = 0;
+    size_t caller_slept = 0, workers_slept = 0;
 };
 
 // ipt flow -j: the same output from o.jobs threads (flow_parallel.cpp).

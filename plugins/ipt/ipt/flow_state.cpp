@@ -69,10 +69,10 @@ FlowState FlowState::of(const InsnDecoder& d, FlowCompare compare) {
     p.bound_vmcs = d.bound_vmcs_;
     p.bound_ptwrite = d.bound_ptwrite_;
     p.bound_return = d.bound_return_;
-    if (compare.trig_count) {
-        p.since_anchor = d.since_anchor_;
-        p.anchor_event = d.anchor_event_;
-    }
+    // Read by a TRIG's instruction count only, but left in: the decoders agree on it from the
+    // first IP after a PSB, and leaving it out needs a pass over the stream to rule TRIGs out.
+    p.since_anchor = d.since_anchor_;
+    p.anchor_event = d.anchor_event_;
     p.mode_exec_valid = c.mode_exec_valid_;
     p.iflag = c.iflag_;
     p.fup_taken = c.fup_taken_;

@@ -23,8 +23,6 @@ struct FlowCompare {
     // The time calibration: only CYC packets read it (and it keeps the first MTC's CTC until one
     // comes), so a stream without them can leave it out.
     bool tcal = true;
-    // The instructions since the last IP the trace gave: only a TRIG's instruction count reads it.
-    bool trig_count = true;
 };
 
 struct FlowState {

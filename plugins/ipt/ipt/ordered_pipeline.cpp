@@ -20,7 +20,9 @@ OrderedPipeline::~OrderedPipeline() {
 void OrderedPipeline::worker() {
     std::unique_lock lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [&] { return stopping_ || next_ >= n_ || next_ < released_ + window_; });
+        auto can_go = [&] { return stopping_ || next_ >= n_ || next_ < released_ + window_; };
+        if (!can_go()) ++blocked_.workers;
+        changed_.wait(lock, can_go);
         if (stopping_ || next_ >= n_) return;
         size_t i = next_++;
         lock.unlock();
@@ -33,6 +35,7 @@ void OrderedPipeline::worker() {
 
 void OrderedPipeline::wait(size_t i) {
     std::unique_lock lock(mutex_);
+    if (!done_[i]) ++blocked_.caller;
     changed_.wait(lock, [&] { return done_[i] != 0; });
 }
 
@@ -48,6 +51,11 @@ bool OrderedPipeline::claim(size_t i) {
     next_ = i + 1;
     done_[i] = 1;
     return true;
+}
+
+OrderedPipeline::Blocked OrderedPipeline::blocked() {
+    std::lock_guard lock(mutex_);
+    return blocked_;
 }
 
 void OrderedPipeline::release(size_t i) {

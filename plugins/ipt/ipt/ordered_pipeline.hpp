@@ -30,6 +30,13 @@ class OrderedPipeline {
     // Items up to i are no longer needed: more may start.
     void release(size_t i);
 
+    // How often the caller's wait() found its item not done, and a worker found the window full
+    // (each a sleep on the condition variable): hand-overs that cost a wake-up.
+    struct Blocked {
+        size_t caller = 0, workers = 0;
+    };
+    Blocked blocked();
+
   private:
     void worker();
 
@@ -41,6 +48,7 @@ class OrderedPipeline {
     std::vector<char> done_;
     size_t next_ = 0, released_ = 0;
     bool stopping_ = false;
+    Blocked blocked_;
     std::vector<std::thread> pool_;
 };
 

@@ -4,13 +4,6 @@
 
 namespace ringscope::ipt {
 
-void RetStack::note_push() noexcept {
-    const int d = depth();
-    if (d > high_) high_ = d;
-    // Full of its own entries: none from under it would be left.
-    if (d == kMax) open_ = false;
-}
-
 void RetStack::assign_below(const uint64_t* from_top_entries, int n) noexcept {
     // All entries from the top down, then laid out again from slot 0 up.
     uint64_t all[kMax];

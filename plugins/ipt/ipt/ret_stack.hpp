@@ -28,8 +28,7 @@ class RetStack {
         top_ = top_ + 1 == kSize ? 0 : top_ + 1;
         // Full: the oldest entry goes.
         if (top_ == bottom_) bottom_ = bottom_ + 1 == kSize ? 0 : bottom_ + 1;
-        if (open_) [[unlikely]]
-            note_push();
+        if (open_) note_push();
     }
     int pop(uint64_t& ip) noexcept;
     int pop(uint64_t& ip, uint64_t& hint) noexcept {
@@ -51,7 +50,13 @@ class RetStack {
     void assign_below(const uint64_t* from_top, int n) noexcept;
 
   private:
-    void note_push() noexcept;
+    // While open (a part of ipt flow -j, often all of it): inline, as it runs on every call.
+    void note_push() noexcept {
+        const int d = top_ >= bottom_ ? top_ - bottom_ : top_ + kSize - bottom_;
+        if (d > high_) high_ = d;
+        // Full of its own entries: none from under it would be left.
+        if (d == kMax) open_ = false;
+    }
 
     static constexpr int kSize = kMax + 1;
     uint64_t stack_[kSize] = {};
