@@ -10,6 +10,7 @@
 
 #include "ipt/cpu_features.hpp"
 #include "ipt/packet.hpp"
+#include "ipt/packet_fast.hpp"
 #include "ipt/packet_reader.hpp"
 
 namespace ringscope::ipt::detail {

@@ -86,6 +86,10 @@ class EventBuilder {
 
   private:
     void put_ip(BuiltEvent& out, EventState& state, uint64_t offset, const PacketIp& ip) const;
+    // The event of packet pk at offset into out: its type, or -1 (no event) when it makes none.
+    int put_flow(BuiltEvent& out, EventState& state, uint64_t offset, const Packet& pk) const;
+    int put_timing(BuiltEvent& out, EventState& state, uint64_t offset, const Packet& pk) const;
+    int put_power(BuiltEvent& out, uint64_t offset, const Packet& pk) const;
 
     Config config_;
     const ResolverService& resolvers_;

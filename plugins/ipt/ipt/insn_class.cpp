@@ -88,16 +88,9 @@ bool decode_ff7(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode)
     return true;
 }
 
-}  // namespace
-
-int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
-    ZydisDecodedInstruction zi;
-    out = DecodedInsn{};
-    if (decode_newer(out, bytes, n, mode)) return 0;
-    if (!zydis_decode(zi, bytes, n, mode)) return decode_ff7(out, bytes, n, mode) ? 0 : -pte_bad_insn;
-    out.size = zi.length;
-    out.iclass = InsnClass::other;
-    const bool relative = zi.raw.imm[0].is_relative;
+// The class and kind of the instruction Zydis decoded, by its mnemonic (libipt's pt_ild
+// classes); out.iclass stays other for those that do not branch.
+void classify(DecodedInsn& out, const ZydisDecodedInstruction& zi) noexcept {
     switch (zi.mnemonic) {
         case ZYDIS_MNEMONIC_CALL:
             out.iclass = is_far(zi) ? InsnClass::far_call : InsnClass::call;
@@ -178,6 +171,19 @@ int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode)
         default:
             break;
     }
+}
+
+}  // namespace
+
+int decode_insn(DecodedInsn& out, const uint8_t* bytes, size_t n, ExecMode mode) noexcept {
+    ZydisDecodedInstruction zi;
+    out = DecodedInsn{};
+    if (decode_newer(out, bytes, n, mode)) return 0;
+    if (!zydis_decode(zi, bytes, n, mode)) return decode_ff7(out, bytes, n, mode) ? 0 : -pte_bad_insn;
+    out.size = zi.length;
+    out.iclass = InsnClass::other;
+    const bool relative = zi.raw.imm[0].is_relative;
+    classify(out, zi);
     switch (out.iclass) {
         case InsnClass::call:
         case InsnClass::jump:

@@ -117,9 +117,17 @@ class InsnDecoder {
     friend struct FlowState;  // ipt flow -j compares decoders' states
     void reset() noexcept;
     int start(int status) noexcept;
-    int status_flags(int flags) const noexcept;
+    int status_flags(int flags) const noexcept {
+        if (!enabled_) flags |= pts_ip_suppressed;
+        // The end of the trace waits until the events are processed.
+        if ((status_ & pts_eos) && !process_event_) flags |= pts_eos;
+        return flags;
+    }
+    // Where events bind (insn_events.cpp).
     int event_pending() noexcept;
     int check_ip_event(const Insn* insn, const DecodedInsn* iext) noexcept;
+    int binds_at_ip(const Insn* insn, const DecodedInsn* iext) noexcept;
+    int apply_event(QueryEvent& ev) noexcept;
     int check_insn_event(const Insn& insn, const DecodedInsn& iext) noexcept;
     int at_disabled_event(const Insn& insn, const DecodedInsn& iext) const noexcept;
     int at_skl014(const Insn& insn, const DecodedInsn& iext) const noexcept;

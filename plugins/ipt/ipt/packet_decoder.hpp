@@ -8,6 +8,7 @@
 #include "ipt/config.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/packet.hpp"
+#include "ipt/packet_fast.hpp"
 #include "ipt/packet_reader.hpp"
 
 namespace ringscope::ipt {

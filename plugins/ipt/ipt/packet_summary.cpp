@@ -204,6 +204,39 @@ Status PacketSummary::load_state(const json& state) {
     return Status::success();
 }
 
+namespace {
+
+// --merge: the partial results in files into summary, their inputs into inputs; -1, else the
+// exit code after reporting an error.
+int merge_partials(const std::vector<std::string>& files, PacketSummary& summary,
+                   std::vector<std::string>& inputs, std::FILE* err) {
+    auto parts = read_partials(files);
+    if (!parts) {
+        std::fprintf(err, "ringscope ipt summary: %s\n", parts.error().to_string().c_str());
+        return parts.error().code() == Errc::io ? 1 : 2;
+    }
+    // read_partials checked that all name the analysis of the first.
+    if (parts->front().analysis != "ipt.summary") {
+        std::fprintf(err, "ringscope ipt summary: %s: a partial result of '%s', not of 'ipt.summary'\n",
+                     files.front().c_str(), parts->front().analysis.c_str());
+        return 2;
+    }
+    for (size_t i = 0; i < parts->size(); ++i) {
+        const PartialResult& p = (*parts)[i];
+        PacketSummary part;
+        if (Status s = part.load_state(json::parse(p.state_json)); !s) {
+            std::fprintf(err, "ringscope ipt summary: %s\n",
+                         Error(s.error()).in_file(files[i]).to_string().c_str());
+            return 2;
+        }
+        summary.merge(part);
+        inputs.insert(inputs.end(), p.inputs.begin(), p.inputs.end());
+    }
+    return -1;
+}
+
+}  // namespace
+
 int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
     TableFormat format = TableFormat::text;
     std::string partial;
@@ -256,28 +289,7 @@ int summary_main(const std::vector<std::string>& args, std::FILE* out, std::FILE
     PacketSummary summary;
     std::vector<std::string> inputs;
     if (merge) {
-        auto parts = read_partials(files);
-        if (!parts) {
-            std::fprintf(err, "ringscope ipt summary: %s\n", parts.error().to_string().c_str());
-            return parts.error().code() == Errc::io ? 1 : 2;
-        }
-        // read_partials checked that all name the analysis of the first.
-        if (parts->front().analysis != "ipt.summary") {
-            std::fprintf(err, "ringscope ipt summary: %s: a partial result of '%s', not of 'ipt.summary'\n",
-                         files.front().c_str(), parts->front().analysis.c_str());
-            return 2;
-        }
-        for (size_t i = 0; i < parts->size(); ++i) {
-            const PartialResult& p = (*parts)[i];
-            PacketSummary part;
-            if (Status s = part.load_state(json::parse(p.state_json)); !s) {
-                std::fprintf(err, "ringscope ipt summary: %s\n",
-                             Error(s.error()).in_file(files[i]).to_string().c_str());
-                return 2;
-            }
-            summary.merge(part);
-            inputs.insert(inputs.end(), p.inputs.begin(), p.inputs.end());
-        }
+        if (int status = merge_partials(files, summary, inputs, err); status >= 0) return status;
     } else {
         for (const auto& f : files) {
             if (Status s = summary.add_file(f, threads); !s) {

@@ -89,110 +89,122 @@ void help(std::FILE* out) {
         out);
 }
 
-}  // namespace
+// ptdump's options without argument, each setting a PtdumpOptions flag.
+struct Flag {
+    const char* name;
+    bool PtdumpOptions::*member;
+    bool value;
+};
+constexpr Flag kFlags[] = {
+    {"--no-sync", &PtdumpOptions::no_sync, true},
+    {"--quiet", &PtdumpOptions::quiet, true},
+    {"--no-pad", &PtdumpOptions::no_pad, true},
+    {"--no-timing", &PtdumpOptions::no_timing, true},
+    {"--no-cyc", &PtdumpOptions::no_cyc, true},
+    {"--no-offset", &PtdumpOptions::show_offset, false},
+    {"--raw", &PtdumpOptions::show_raw_bytes, true},
+    {"--lastip", &PtdumpOptions::show_last_ip, true},
+    {"--exec-mode", &PtdumpOptions::show_exec_mode, true},
+    {"--time-delta", &PtdumpOptions::show_time_as_delta, true},
+    {"--no-tcal", &PtdumpOptions::no_tcal, true},
+    {"--no-wall-clock", &PtdumpOptions::no_wall_clock, true},
+    {"--keep-tcal-on-ovf", &PtdumpOptions::keep_tcal_on_ovf, true},
+};
 
-int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE* err) {
+// What the command line asks for.
+struct Args {
     PtdumpOptions options;
     Config config;
     unsigned threads = 1;
     std::string file;
     bool have_file = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const std::string* next = i + 1 < args.size() ? &args[i + 1] : nullptr;
+};
+
+// An option that takes an argument (next, which may be missing): 1 when it took it, 0 when a is
+// no such option, -1 after reporting an error.
+int parse_value_option(const std::string& a, const std::string* next, Args& args, std::FILE* err) {
+    uint64_t v = 0;
+    Config& config = args.config;
+    if (a == "--cpu") {
+        if (!next) {
+            std::fprintf(err, "ringscope ipt dump: --cpu: missing argument.\n");
+            return -1;
+        }
+        if (*next == "none") {
+            config.cpu = Cpu{};
+        } else if (cpu_parse(config.cpu, next->c_str()) < 0) {
+            std::fprintf(err, "ringscope ipt dump: cpu must be specified as f/m[/s]\n");
+            return -1;
+        }
+    } else if (a == "-j" || a == "--jobs") {
+        if (!get_uint(v, 1024, a, next, err)) return -1;
+        if (v == 0) {
+            std::fprintf(err, "ringscope ipt dump: %s: must be at least 1.\n", a.c_str());
+            return -1;
+        }
+        args.threads = static_cast<unsigned>(v);
+    } else if (a == "--mtc-freq" || a == "--nom-freq") {
+        if (!get_uint(v, 0xff, a, next, err)) return -1;
+        (a == "--mtc-freq" ? config.mtc_freq : config.nom_freq) = static_cast<uint8_t>(v);
+    } else if (a == "--cpuid-0x15.eax" || a == "--cpuid-0x15.ebx") {
+        if (!get_uint(v, 0xffffffffu, a, next, err)) return -1;
+        (a == "--cpuid-0x15.eax" ? config.cpuid_0x15_eax : config.cpuid_0x15_ebx) = static_cast<uint32_t>(v);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+// The options up to the trace file into args: -1 to go on, else the exit code (0 after --help).
+int parse_args(const std::vector<std::string>& argv, Args& args, std::FILE* out, std::FILE* err) {
+    PtdumpOptions& options = args.options;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        const std::string* next = i + 1 < argv.size() ? &argv[i + 1] : nullptr;
         if (a.empty() || a[0] != '-') {
-            if (i + 1 != args.size()) {
+            if (i + 1 != argv.size()) {
                 std::fprintf(err, "ringscope ipt dump: [<options>] <ptfile>.  Use --help or -h for help.\n");
                 return 2;
             }
-            file = a;
-            have_file = true;
-            break;
+            args.file = a;
+            args.have_file = true;
+            return -1;
         }
-        uint64_t v = 0;
         if (a == "-h" || a == "--help") {
             help(out);
             return 0;
-        } else if (a == "--no-sync") {
-            options.no_sync = true;
-        } else if (a == "--quiet") {
-            options.quiet = true;
-        } else if (a == "--no-pad") {
-            options.no_pad = true;
-        } else if (a == "--no-timing") {
-            options.no_timing = true;
-        } else if (a == "--no-cyc") {
-            options.no_cyc = true;
-        } else if (a == "--no-offset") {
-            options.show_offset = false;
-        } else if (a == "--raw") {
-            options.show_raw_bytes = true;
-        } else if (a == "--lastip") {
-            options.show_last_ip = true;
-        } else if (a == "--exec-mode") {
-            options.show_exec_mode = true;
-        } else if (a == "--time") {
-            if (options.show_tcal) {
+        }
+        const Flag* flag = nullptr;
+        for (const Flag& f : kFlags)
+            if (a == f.name) flag = &f;
+        if (flag) {
+            options.*flag->member = flag->value;
+        } else if (a == "--time" || a == "--tcal") {
+            if (a == "--time" ? options.show_tcal : options.show_time) {
                 std::fprintf(err, "ringscope ipt dump: specify either --time or --tcal.\n");
                 return 2;
             }
-            options.track_time = options.show_time = true;
-        } else if (a == "--time-delta") {
-            options.show_time_as_delta = true;
-        } else if (a == "--tcal") {
-            if (options.show_time) {
-                std::fprintf(err, "ringscope ipt dump: specify either --time or --tcal.\n");
-                return 2;
-            }
-            options.track_time = options.show_tcal = true;
-        } else if (a == "--no-tcal") {
-            options.no_tcal = true;
-        } else if (a == "--no-wall-clock") {
-            options.no_wall_clock = true;
-        } else if (a == "--keep-tcal-on-ovf") {
-            options.keep_tcal_on_ovf = true;
-        } else if (a == "--cpu") {
-            if (!next) {
-                std::fprintf(err, "ringscope ipt dump: --cpu: missing argument.\n");
-                return 2;
-            }
-            ++i;
-            if (*next == "none") {
-                config.cpu = Cpu{};
-            } else if (cpu_parse(config.cpu, next->c_str()) < 0) {
-                std::fprintf(err, "ringscope ipt dump: cpu must be specified as f/m[/s]\n");
-                return 2;
-            }
-        } else if (a == "-j" || a == "--jobs") {
-            if (!get_uint(v, 1024, a, next, err)) return 2;
-            if (v == 0) {
-                std::fprintf(err, "ringscope ipt dump: %s: must be at least 1.\n", a.c_str());
-                return 2;
-            }
-            threads = static_cast<unsigned>(v);
-            ++i;
-        } else if (a == "--mtc-freq") {
-            if (!get_uint(v, 0xff, a, next, err)) return 2;
-            config.mtc_freq = static_cast<uint8_t>(v);
-            ++i;
-        } else if (a == "--nom-freq") {
-            if (!get_uint(v, 0xff, a, next, err)) return 2;
-            config.nom_freq = static_cast<uint8_t>(v);
-            ++i;
-        } else if (a == "--cpuid-0x15.eax") {
-            if (!get_uint(v, 0xffffffffu, a, next, err)) return 2;
-            config.cpuid_0x15_eax = static_cast<uint32_t>(v);
-            ++i;
-        } else if (a == "--cpuid-0x15.ebx") {
-            if (!get_uint(v, 0xffffffffu, a, next, err)) return 2;
-            config.cpuid_0x15_ebx = static_cast<uint32_t>(v);
+            options.track_time = true;
+            (a == "--time" ? options.show_time : options.show_tcal) = true;
+        } else if (int took = parse_value_option(a, next, args, err); took != 0) {
+            if (took < 0) return 2;
             ++i;
         } else {
             std::fprintf(err, "ringscope ipt dump: unknown option: %s.\n", a.c_str());
             return 2;
         }
     }
-    if (!have_file) {
+    return -1;
+}
+
+}  // namespace
+
+int ptdump_main(const std::vector<std::string>& argv, std::FILE* out, std::FILE* err) {
+    Args args;
+    if (int status = parse_args(argv, args, out, err); status >= 0) return status;
+    Config& config = args.config;
+    std::string& file = args.file;
+    if (!args.have_file) {
         std::fprintf(err, "ringscope ipt dump: No processor trace file specified.\n");
         return 2;
     }
@@ -215,7 +227,7 @@ int ptdump_main(const std::vector<std::string>& args, std::FILE* out, std::FILE*
     config.begin = bytes->begin();
     config.end = bytes->end();
     PagesBehind pages(*bytes);
-    int status = ptdump(config, options, out, threads, 0, &pages);
+    int status = ptdump(config, args.options, out, args.threads, 0, &pages);
     std::fflush(out);
     if (pages.failed()) {
         std::fprintf(err, "ringscope ipt dump: %s\n", pages.error().to_string().c_str());

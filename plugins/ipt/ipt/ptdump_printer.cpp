@@ -12,12 +12,6 @@
 
 namespace ringscope::ipt {
 
-template <size_t N, class... Args>
-void field(char (&f)[N], const char* fmt, Args... args) {
-    std::memset(f, 0, N);
-    std::snprintf(f, N, fmt, args...);
-}
-
 void PtdumpPrinter::print_line(const PtdumpLine& line) {
     if (line.skip || options_.quiet) return;
     const char* sep = "";
@@ -89,130 +83,6 @@ void PtdumpPrinter::print_tnt_payload(PtdumpLine& line, uint64_t offset, const P
     }
     for (unsigned i = 0; i < n; ++i, --bits)
         line.payload.extended[i] = (tnt.payload & (1ull << (bits - 1))) ? '!' : '.';
-}
-
-void PtdumpPrinter::track_last_ip(PtdumpLine& line, uint64_t offset, const PacketIp& ip) {
-    field(line.tracking.id, "ip");
-    int err = tracking_.last_ip.update(ip);
-    if (err < 0) {
-        field(line.tracking.payload, "<unavailable>");
-        diag("error tracking last-ip", offset, err);
-        return;
-    }
-    uint64_t value = 0;
-    err = tracking_.last_ip.query(&value);
-    if (err < 0) {
-        if (err == -pte_ip_suppressed) {
-            field(line.tracking.payload, "<suppressed>");
-        } else {
-            field(line.tracking.payload, "<unavailable>");
-            diag("error tracking last-ip", offset, err);
-        }
-        return;
-    }
-    field(line.tracking.payload, "%016" PRIx64, value);
-}
-
-void PtdumpPrinter::print_time(PtdumpLine& line, uint64_t offset) {
-    field(line.tracking.id, "tsc");
-    uint64_t tsc = 0;
-    int err = tracking_.time.query_tsc(&tsc, nullptr, nullptr);
-    if (err < 0 && !(err == -pte_no_time && options_.no_wall_clock)) {
-        diag("error printing time", offset, err);
-        field(line.tracking.payload, "<unavailable>");
-        return;
-    }
-    if (options_.show_time_as_delta) {
-        uint64_t old = tracking_.tsc;
-        if (old <= tsc)
-            field(line.tracking.payload, "+%" PRIx64, tsc - old);
-        else
-            field(line.tracking.payload, "-%" PRIx64, old - tsc);
-        tracking_.tsc = tsc;
-    } else {
-        field(line.tracking.payload, "%016" PRIx64, tsc);
-    }
-}
-
-void PtdumpPrinter::print_tcal(PtdumpLine& line, uint64_t offset) {
-    field(line.tracking.id, "fcr");
-    uint64_t fcr = 0;
-    int err = tracking_.tcal.get_fcr(fcr);
-    if (err < 0) {
-        field(line.tracking.payload, "<unavailable>");
-        diag("error printing time", offset, err);
-        return;
-    }
-    // fcr is fixed point: print it as a double.
-    double dfcr = static_cast<double>(fcr) / static_cast<double>(1ull << kFcrShift);
-    if (options_.show_time_as_delta) {
-        double old = static_cast<double>(tracking_.fcr) / static_cast<double>(1ull << kFcrShift);
-        field(line.tracking.payload, "%+.3f", dfcr - old);
-        tracking_.fcr = fcr;
-    } else {
-        field(line.tracking.payload, "%.3f", dfcr);
-    }
-}
-
-void PtdumpPrinter::track_time(PtdumpLine& line, uint64_t offset) {
-    if (options_.show_tcal && !line.skip_tcal) print_tcal(line, offset);
-    if (options_.show_time && !line.skip_time) print_time(line, offset);
-}
-
-void PtdumpPrinter::track_tsc(PtdumpLine& line, uint64_t offset, uint64_t tsc) {
-    if (!options_.no_tcal) {
-        int err = tracking_.in_header ? tracking_.tcal.header_tsc(tsc) : tracking_.tcal.update_tsc(tsc);
-        if (err < 0) diag("error calibrating time", offset, err);
-    }
-    int err = tracking_.time.update_tsc(tsc);
-    if (err < 0) diag("error updating time", offset, err);
-    track_time(line, offset);
-}
-
-void PtdumpPrinter::track_cbr(PtdumpLine& line, uint64_t offset, uint8_t cbr) {
-    if (!options_.no_tcal) {
-        int err = tracking_.in_header ? tracking_.tcal.header_cbr(cbr, config_)
-                                      : tracking_.tcal.update_cbr(cbr, config_);
-        if (err < 0) diag("error calibrating time", offset, err);
-    }
-    int err = tracking_.time.update_cbr(cbr);
-    if (err < 0) diag("error updating time", offset, err);
-    line.skip_time = true;  // no time update at a CBR
-    track_time(line, offset);
-}
-
-void PtdumpPrinter::track_tma(PtdumpLine& line, uint64_t offset, const PacketTma& tma) {
-    int err = tracking_.time.update_tma(tma, config_);
-    if (err < 0) diag("error updating time", offset, err);
-    line.skip_tcal = true;  // no calibration update at a TMA
-    track_time(line, offset);
-}
-
-void PtdumpPrinter::track_mtc(PtdumpLine& line, uint64_t offset, uint8_t mtc) {
-    if (!options_.no_tcal) {
-        int err = tracking_.tcal.update_mtc(mtc, config_);
-        if (err < 0) diag("error calibrating time", offset, err);
-    }
-    int err = tracking_.time.update_mtc(mtc, config_);
-    if (err < 0) diag("error updating time", offset, err);
-    track_time(line, offset);
-}
-
-void PtdumpPrinter::track_cyc(PtdumpLine& line, uint64_t offset, uint64_t cyc) {
-    uint64_t fcr = 0;
-    if (!options_.no_tcal) {
-        int err = tracking_.tcal.get_fcr(fcr);
-        if (err < 0) diag("calibration error", offset, err);
-        err = tracking_.tcal.update_cyc(cyc);
-        if (err < 0) diag("error calibrating time", offset, err);
-    }
-    int err = tracking_.time.update_cyc(cyc, config_, fcr);
-    if (err < 0)
-        diag("error updating time", offset, err);
-    else if (!fcr)
-        diag("error updating time: no calibration", offset, 0);
-    line.skip_tcal = true;
-    track_time(line, offset);
 }
 
 static const char* exec_mode_name(ExecMode m) {
@@ -295,29 +165,13 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
             field(line.opcode, "<invalid>");
             return;
         case PacketType::psb:
-            field(line.opcode, "psb");
-            if (options_.track_time) {
-                int err = tracking_.tcal.update_psb(config_);
-                if (err < 0) diag("error calibrating time", offset, err);
-            }
-            tracking_.in_header = true;
-            return;
         case PacketType::psbend:
-            field(line.opcode, "psbend");
-            tracking_.in_header = false;
+        case PacketType::ovf:
+            print_sync_packet(line, offset, pk);
             return;
         case PacketType::pad:
             field(line.opcode, "pad");
             if (options_.no_pad) line.skip = true;
-            return;
-        case PacketType::ovf:
-            field(line.opcode, "ovf");
-            if (options_.track_time) {
-                if (options_.keep_tcal_on_ovf)
-                    tracking_.tcal.update_ovf();
-                else
-                    tracking_.tcal.init();
-            }
             return;
         case PacketType::stop:
             field(line.opcode, "stop");
@@ -334,6 +188,75 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
             print_ip_payload(line, pl.ip);
             if (options_.show_last_ip) track_last_ip(line, offset, pl.ip);
             return;
+        case PacketType::tnt_8:
+        case PacketType::tnt_64:
+            field(line.opcode, pk.type == PacketType::tnt_8 ? "tnt.8" : "tnt.64");
+            line.use_ext_payload = true;
+            print_tnt_payload(line, offset, pl.tnt);
+            return;
+        case PacketType::pip:
+        case PacketType::vmcs:
+        case PacketType::mode:
+            print_state_packet(line, pk);
+            return;
+        case PacketType::tsc:
+        case PacketType::cbr:
+        case PacketType::tma:
+        case PacketType::mtc:
+        case PacketType::cyc:
+            print_timing_packet(line, offset, pk);
+            return;
+        case PacketType::mnt:
+        case PacketType::exstop:
+        case PacketType::mwait:
+        case PacketType::pwre:
+        case PacketType::pwrx:
+        case PacketType::ptw:
+            print_event_packet(line, pk);
+            return;
+        case PacketType::cfe:
+        case PacketType::evd:
+        case PacketType::trig:
+            print_event_trace_packet(line, pk);
+            return;
+    }
+    diag("unknown packet", offset, -pte_bad_opc);
+}
+
+// PSB, PSBEND and OVF: where the header starts and ends, and what they do to the time
+// calibration.
+void PtdumpPrinter::print_sync_packet(PtdumpLine& line, uint64_t offset, const Packet& pk) {
+    switch (pk.type) {
+        case PacketType::psb:
+            field(line.opcode, "psb");
+            if (options_.track_time) {
+                int err = tracking_.tcal.update_psb(config_);
+                if (err < 0) diag("error calibrating time", offset, err);
+            }
+            tracking_.in_header = true;
+            return;
+        case PacketType::psbend:
+            field(line.opcode, "psbend");
+            tracking_.in_header = false;
+            return;
+        case PacketType::ovf:
+            field(line.opcode, "ovf");
+            if (options_.track_time) {
+                if (options_.keep_tcal_on_ovf)
+                    tracking_.tcal.update_ovf();
+                else
+                    tracking_.tcal.init();
+            }
+            return;
+        default:
+            return;
+    }
+}
+
+// PIP, VMCS and MODE: the state they give, with the tracking column.
+void PtdumpPrinter::print_state_packet(PtdumpLine& line, const Packet& pk) {
+    const auto& pl = pk.payload;
+    switch (pk.type) {
         case PacketType::pip:
             field(line.opcode, "pip");
             field(line.payload.standard, "%" PRIx64 "%s", pl.pip.cr3, pl.pip.nr ? ", nr" : "");
@@ -345,12 +268,6 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
             field(line.payload.standard, "%" PRIx64, pl.vmcs_base);
             field(line.tracking.id, "vmcs");
             field(line.tracking.payload, "%016" PRIx64, pl.vmcs_base);
-            return;
-        case PacketType::tnt_8:
-        case PacketType::tnt_64:
-            field(line.opcode, pk.type == PacketType::tnt_8 ? "tnt.8" : "tnt.64");
-            line.use_ext_payload = true;
-            print_tnt_payload(line, offset, pl.tnt);
             return;
         case PacketType::mode:
             if (pl.mode.leaf == ModeLeaf::exec) {
@@ -372,6 +289,15 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
                 field(line.payload.standard, "%s%s%s", intx, sep, abrt);
             }
             return;
+        default:
+            return;
+    }
+}
+
+// TSC, CBR, TMA, MTC and CYC, and the time they track (--time, --tcal).
+void PtdumpPrinter::print_timing_packet(PtdumpLine& line, uint64_t offset, const Packet& pk) {
+    const auto& pl = pk.payload;
+    switch (pk.type) {
         case PacketType::tsc:
             field(line.opcode, "tsc");
             field(line.payload.standard, "%" PRIx64, pl.tsc);
@@ -402,6 +328,15 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
             if (options_.track_time && !options_.no_cyc) track_cyc(line, offset, pl.cyc);
             if (options_.no_timing || options_.no_cyc) line.skip = true;
             return;
+        default:
+            return;
+    }
+}
+
+// MNT, the power packets and PTWRITE.
+void PtdumpPrinter::print_event_packet(PtdumpLine& line, const Packet& pk) {
+    const auto& pl = pk.payload;
+    switch (pk.type) {
         case PacketType::mnt:
             field(line.opcode, "mnt");
             field(line.payload.standard, "%" PRIx64, pl.mnt);
@@ -429,6 +364,15 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
             field(line.payload.standard, "%x: %" PRIx64 "%s", pl.ptw.plc, pl.ptw.payload,
                   pl.ptw.ip ? ", ip" : "");
             return;
+        default:
+            return;
+    }
+}
+
+// Event Trace's CFE and EVD, and TRIG.
+void PtdumpPrinter::print_event_trace_packet(PtdumpLine& line, const Packet& pk) {
+    const auto& pl = pk.payload;
+    switch (pk.type) {
         case PacketType::cfe: {
             field(line.opcode, "cfe");
             const char* ip = pl.cfe.ip ? ", ip" : "";
@@ -464,8 +408,9 @@ void PtdumpPrinter::print_packet(PtdumpLine& line, uint64_t offset, const Packet
                   pl.trig.mult ? ", mult" : "", icnt);
             return;
         }
+        default:
+            return;
     }
-    diag("unknown packet", offset, -pte_bad_opc);
 }
 
 int PtdumpPrinter::dump_one(uint64_t offset, const Packet& packet) {

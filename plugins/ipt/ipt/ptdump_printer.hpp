@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cinttypes>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "ipt/config.hpp"
 #include "ipt/errors.hpp"
@@ -17,6 +19,14 @@
 namespace ringscope::ipt {
 
 class PagesBehind;
+
+// printf into a field of a PtdumpLine, cut to its width as ptdump's snprintf cuts it (files that
+// use it turn GCC's -Wformat-truncation off).
+template <size_t N, class... Args>
+void field(char (&f)[N], const char* fmt, Args... args) {
+    std::memset(f, 0, N);
+    std::snprintf(f, N, fmt, args...);
+}
 
 // The columns of one output line, with ptdump's field widths (the sizes of its buffers).
 struct PtdumpLine {
@@ -76,6 +86,11 @@ class PtdumpPrinter {
     void print_line(const PtdumpLine& line);
     int print_raw(PtdumpLine& line, uint64_t offset, const Packet& packet);
     void print_packet(PtdumpLine& line, uint64_t offset, const Packet& packet);
+    void print_sync_packet(PtdumpLine& line, uint64_t offset, const Packet& packet);
+    void print_state_packet(PtdumpLine& line, const Packet& packet);
+    void print_timing_packet(PtdumpLine& line, uint64_t offset, const Packet& packet);
+    void print_event_packet(PtdumpLine& line, const Packet& packet);
+    void print_event_trace_packet(PtdumpLine& line, const Packet& packet);
     void print_ip_payload(PtdumpLine& line, const PacketIp& ip);
     void print_tnt_payload(PtdumpLine& line, uint64_t offset, const PacketTnt& tnt);
     void track_last_ip(PtdumpLine& line, uint64_t offset, const PacketIp& ip);

@@ -205,8 +205,20 @@ class QueryCore {
 
     int decode(PacketKind kind) noexcept;
     int header(PacketKind kind) noexcept;
-    int event_time(QueryEvent& ev) const noexcept;
-    int event_ip(uint64_t& ip, QueryEvent& ev) const noexcept;
+    // The time and IP an event reports: its time when there is one, its IP or that it has none.
+    int event_time(QueryEvent& ev) const noexcept {
+        int status = time_.query_tsc(&ev.tsc, &ev.lost_mtc, &ev.lost_cyc);
+        if (status < 0) return status == -pte_no_time ? 0 : status;
+        ev.has_tsc = true;
+        return 0;
+    }
+    int event_ip(uint64_t& ip, QueryEvent& ev) const noexcept {
+        int status = ip_.query(&ip);
+        if (status >= 0) return 0;
+        if (status != -pte_noip && status != -pte_ip_suppressed) return status;
+        ev.ip_suppressed = true;
+        return 0;
+    }
     int read(Packet& packet, PacketKind kind) const noexcept {
         return read_packet_kind(packet, kind, pos_, config_);
     }
@@ -219,6 +231,8 @@ class QueryCore {
     int decode_tip_pge() noexcept;
     int decode_tip_pgd() noexcept;
     int decode_fup() noexcept;
+    int bind_to_fup(QueryEvent& ev) noexcept;
+    int start_async_branch() noexcept;
     int header_fup() noexcept;
     int decode_pip() noexcept;
     int header_pip() noexcept;

@@ -10,11 +10,6 @@
 namespace ringscope::ipt {
 namespace {
 
-// Configuration problems only make timing imprecise: libipt ignores them.
-int timing_error(int err) noexcept {
-    return (err < 0 && err != -pte_bad_config) ? err : 0;
-}
-
 // A timing packet into time and its calibration (libipt's pt_qry_apply_*), for packets skipped on
 // the way to where decoding resumes.
 int apply_timing(TimeState& time, TimeCal& tcal, const Packet& p, const Config& config) noexcept {

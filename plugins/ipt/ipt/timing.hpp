@@ -66,4 +66,9 @@ struct TimeCal {
     int update_ovf() noexcept;
 };
 
+// Errors from configuration problems only make timing imprecise: libipt ignores them.
+inline int timing_error(int err) noexcept {
+    return (err < 0 && err != -pte_bad_config) ? err : 0;
+}
+
 }  // namespace ringscope::ipt
