@@ -5,6 +5,8 @@
 // (--event:time, --event:tick: the calibration differs after a PSB), bytes broken at the cuts.
 // Parts of a few hundred bytes put many cuts in each stream; the made-up traces must also join
 // parts (else the test would pass on a decode that is sequential after all).
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -85,10 +87,21 @@ size_t expect_same(const std::vector<std::string>& args, const std::string& what
     return joins;
 }
 
+// What write_file wrote, removed when the test program ends.
+struct WrittenFiles {
+    std::vector<std::string> paths;
+    ~WrittenFiles() {
+        for (const std::string& p : paths) std::remove(p.c_str());
+    }
+} written_files;
+
 std::string write_file(const std::string& name, const std::vector<uint8_t>& bytes) {
-    const std::string path = ::testing::TempDir() + "ipt_flow_jobs_" + name;
+    // The pid keeps two builds' runs of the same test (another checkout, the sanitizer build) apart.
+    const std::string path =
+        ::testing::TempDir() + "ipt_flow_jobs_" + std::to_string(::getpid()) + "_" + name;
     std::ofstream(path, std::ios::binary)
         .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    written_files.paths.push_back(path);
     return path;
 }
 
