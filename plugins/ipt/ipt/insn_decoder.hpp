@@ -48,6 +48,9 @@ struct InsnRun {
     bool end_direct = false;  // the last instruction is a direct branch
     ExecMode mode = em_unknown;
     bool speculative = false;
+    // The block cache's run it is (index + 1, for BlockCache::at), valid as sizes is; 0 when it
+    // is none (one instruction taken while an event was pending).
+    uint32_t cached = 0;
 };
 
 // run as the one instruction insn (run.sizes points into insn, which must outlive its use).
