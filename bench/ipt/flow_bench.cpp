@@ -319,6 +319,7 @@ int main(int argc, char** argv) {
         decoders.push_back(
             {name, [&, calls] { return of_calls(rb::calls_command(calls, files), trace.insn); }});
         decoders.back().output = true;
+#ifdef RINGSCOPE_CALLS_LIBIPT  // built with the tests
         // The reference takes 30 times as long: only beside its own row.
         if (only != name) continue;
         decoders.push_back({name + "-libipt", [&, calls] {
@@ -326,6 +327,7 @@ int main(int argc, char** argv) {
                                                 trace.insn);
                             }});
         decoders.back().output = true;
+#endif
     }
     if (!only.empty()) {
         const bool calls_row = only == "calls" || only == "profile";
