@@ -19,7 +19,7 @@ namespace {
 struct Digest {
     uint64_t hash = 0xcbf29ce484222325ull;
     uint64_t lines = 0;
-    double seconds = 0;  // this thread's CPU time in add()
+    double seconds = 0, wall = 0;  // this thread's CPU time and the wall time in add()
     void add(const char* p, size_t n) {
         for (size_t k = 0; k < n; ++k) {
             hash = (hash ^ static_cast<uint8_t>(p[k])) * 0x100000001b3ull;
@@ -43,9 +43,11 @@ CallsRun calls_command(bool calls, const CallsFiles& f) {
     io.write = [](void* cookie, const char* p, size_t n) -> ssize_t {
         // The hashing is the benchmark's, not the command's: its time is taken off.
         Digest& d = *static_cast<Digest*>(cookie);
+        const auto w0 = std::chrono::steady_clock::now();
         const double t0 = cpu_seconds();
         d.add(p, n);
         d.seconds += cpu_seconds() - t0;
+        d.wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
         return static_cast<ssize_t>(n);
     };
     std::FILE* out = fopencookie(&digest, "w", io);
@@ -61,6 +63,7 @@ CallsRun calls_command(bool calls, const CallsFiles& f) {
     std::fclose(out);
     std::fclose(err);
     r.seconds -= digest.seconds;
+    r.wall -= digest.wall;
     r.hash = digest.hash;
     r.lines = digest.lines;
     return r;
