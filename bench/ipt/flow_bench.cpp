@@ -224,6 +224,36 @@ void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med
     }
 }
 
+// The rows of `ipt calls` and `ipt profile`; with --only one of them, its reference's too (it
+// takes 30 times as long).
+void add_calls_rows(std::vector<Decoder>& decoders, const rb::CallsFiles& files, uint64_t insn,
+                    const std::string& only) {
+    for (const bool calls : {true, false}) {
+        const std::string name = calls ? "calls" : "profile";
+        decoders.push_back(
+            {name, [&files, calls, insn] { return of_calls(rb::calls_command(calls, files), insn); }});
+        decoders.back().output = true;
+#ifdef RINGSCOPE_CALLS_LIBIPT  // built with the tests
+        if (only != name) continue;
+        decoders.push_back({name + "-libipt", [&files, calls, insn] {
+                                return of_calls(rb::calls_reference(RINGSCOPE_CALLS_LIBIPT, calls, files),
+                                                insn);
+                            }});
+        decoders.back().output = true;
+#endif
+    }
+}
+
+// --only: that row (flow-jN: the -j N command); calls or profile beside block, flow-j1 and its
+// reference.
+void keep_only(std::vector<Decoder>& decoders, const std::string& only, unsigned jobs) {
+    const bool calls_row = only == "calls" || only == "profile";
+    std::erase_if(decoders, [&](const Decoder& d) {
+        if (calls_row) return d.name != "block" && d.name != "flow-j1" && !d.name.starts_with(only);
+        return only != d.name && !(only == "flow-jN" && d.command && jobs > 1 && d.name != "flow-j1");
+    });
+}
+
 int usage() {
     std::fputs(
         "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N] "
@@ -313,33 +343,11 @@ int main(int argc, char** argv) {
         {"flow-j1", command(1), true},
     };
     if (jobs > 1) decoders.push_back({"flow-j" + std::to_string(jobs), command(jobs), true});
+    // The files outlive the rows' runs (main's locals).
     const rb::CallsFiles files{code_path, pt_path, prefix + ".kallsyms", program.address};
-    for (const bool calls : {true, false}) {
-        const std::string name = calls ? "calls" : "profile";
-        decoders.push_back(
-            {name, [&, calls] { return of_calls(rb::calls_command(calls, files), trace.insn); }});
-        decoders.back().output = true;
-#ifdef RINGSCOPE_CALLS_LIBIPT  // built with the tests
-        // The reference takes 30 times as long: only beside its own row.
-        if (only != name) continue;
-        decoders.push_back({name + "-libipt", [&, calls] {
-                                return of_calls(rb::calls_reference(RINGSCOPE_CALLS_LIBIPT, calls, files),
-                                                trace.insn);
-                            }});
-        decoders.back().output = true;
-#endif
-    }
+    add_calls_rows(decoders, files, trace.insn, only);
     if (!only.empty()) {
-        const bool calls_row = only == "calls" || only == "profile";
-        decoders.erase(std::remove_if(decoders.begin(), decoders.end(),
-                                      [&](const Decoder& d) {
-                                          if (calls_row)
-                                              return d.name != "block" && d.name != "flow-j1" &&
-                                                     !d.name.starts_with(only);
-                                          return only != d.name && !(only == "flow-jN" && d.command &&
-                                                                     jobs > 1 && d.name != "flow-j1");
-                                      }),
-                       decoders.end());
+        keep_only(decoders, only, jobs);
         if (decoders.empty()) return usage();
     }
     // Interleaved, so that all see the same load; medians of five.
