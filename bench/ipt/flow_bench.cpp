@@ -8,8 +8,11 @@
 // takes a path without a loop over its runs): no hash, its counts are compared. flow-j1 and flow-jN are
 // `ipt flow --quiet --stat` (the command's whole decode, -j 1 and -j N) on the same files: their
 // CPU time is the process's (all threads), and only their instruction count is compared.
+// calls and profile are `ipt calls` and `ipt profile` (--kallsyms) in process, their output hashed
+// (calls_rows.hpp); --only calls|profile runs them beside block, flow-j1 and their libipt-based
+// reference (calls-libipt, profile-libipt: a child process), whose output must be the same.
 //   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N]
-//                  [--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN]
+//                  [--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile]
 //                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
 #include <algorithm>
 #include <chrono>
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include "bench_clock.hpp"
+#include "calls_rows.hpp"
 #include "flow_libipt.h"
 #include "flow_program.hpp"
 #include "ipt/errors.hpp"
@@ -154,19 +158,48 @@ struct Decoder {
     std::function<Result()> run;
     bool command = false;  // flow-j*: its own clocks, the instruction count only
     bool counts = false;   // ours-count: no hash, the counts only
+    bool output = false;   // calls, profile and their references: the output's hash and lines
 };
+
+// A calls row as the table's: the stream's instructions, the output's lines as events and its
+// hash, a failure as an error.
+Result of_calls(const rb::CallsRun& c, uint64_t insn) {
+    Result r;
+    r.seconds = c.seconds;
+    r.wall = c.wall;
+    r.r.insn = insn;
+    r.r.events = c.lines;
+    r.r.hash = c.hash;
+    r.r.errors = c.failed;
+    return r;
+}
+
+// Whether row k agrees with what it is compared with: the first row, or for calls and profile
+// their reference when it ran.
+bool agrees(const std::vector<Decoder>& decoders, const std::vector<Result>& med, size_t k) {
+    const Result& m = med[k];
+    const flow_libipt_result& o = med[0].r;
+    if (decoders[k].output) {
+        for (size_t r = 0; r < decoders.size(); ++r)
+            if (decoders[r].output && r != k &&
+                (decoders[r].name == decoders[k].name + "-libipt" ||
+                 decoders[k].name == decoders[r].name + "-libipt"))
+                return same(m.r, med[r].r);
+        return !m.r.errors;
+    }
+    if (decoders[k].command) return m.r.insn == o.insn && !m.r.errors;
+    if (decoders[k].counts || decoders[0].counts)
+        return m.r.insn == o.insn && m.r.events == o.events && m.r.errors == o.errors;
+    return same(m.r, o);
+}
 
 // Each decoder's medians, then the ratios: the first decoder's against each, and each flow-j*'s
 // and ours-count's against libipt's.
 void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med, double mib) {
     for (size_t k = 0; k < decoders.size(); ++k) {
         const Result& m = med[k];
-        const flow_libipt_result& o = med[0].r;
-        const bool agree = decoders[k].command ? m.r.insn == o.insn && !m.r.errors
-                           : decoders[k].counts || decoders[0].counts
-                               ? m.r.insn == o.insn && m.r.events == o.events && m.r.errors == o.errors
-                               : same(m.r, o);
-        std::printf("%-10s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
+        const bool agree = agrees(decoders, med, k);
+        std::printf("%-14s %8.3f s cpu %8.3f s wall  %8.1f MB/s  %8.1f M insn/s  insn %" PRIu64
                     " events %" PRIu64 " errors %" PRIu64 " hash %016" PRIx64 "%s\n",
                     decoders[k].name.c_str(), m.seconds, m.wall, mib / m.seconds,
                     static_cast<double>(m.r.insn) / m.seconds / 1e6, m.r.insn, m.r.events, m.r.errors,
@@ -175,21 +208,56 @@ void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med
     for (size_t k = 1; k < decoders.size(); ++k)
         std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[0].name.c_str(),
                     med[k].seconds / med[0].seconds, decoders[k].name.c_str(), med[k].wall / med[0].wall);
-    // The command and ours-count against libipt's decoders.
+    // The commands and ours-count against libipt's decoders; calls and profile against flow-j1
+    // and their reference too.
     for (size_t f = 0; f < decoders.size(); ++f) {
-        if (!decoders[f].command && !decoders[f].counts) continue;
+        if (!decoders[f].command && !decoders[f].counts && !decoders[f].output) continue;
+        if (decoders[f].name.ends_with("-libipt")) continue;
         for (size_t k = 0; k < decoders.size(); ++k) {
-            if (decoders[k].name != "block" && decoders[k].name != "insn") continue;
+            if (decoders[k].name != "block" && decoders[k].name != "insn" &&
+                !(decoders[f].output &&
+                  (decoders[k].name == "flow-j1" || decoders[k].name == decoders[f].name + "-libipt")))
+                continue;
             std::printf("%s: %.1fx %s (cpu), %.1fx (wall)\n", decoders[f].name.c_str(),
                         med[k].seconds / med[f].seconds, decoders[k].name.c_str(), med[k].wall / med[f].wall);
         }
     }
 }
 
+// The rows of `ipt calls` and `ipt profile`; with --only one of them, its reference's too (it
+// takes 30 times as long).
+void add_calls_rows(std::vector<Decoder>& decoders, const rb::CallsFiles& files, uint64_t insn,
+                    const std::string& only) {
+    for (const bool calls : {true, false}) {
+        const std::string name = calls ? "calls" : "profile";
+        decoders.push_back(
+            {name, [&files, calls, insn] { return of_calls(rb::calls_command(calls, files), insn); }});
+        decoders.back().output = true;
+#ifdef RINGSCOPE_CALLS_LIBIPT  // built with the tests
+        if (only != name) continue;
+        decoders.push_back({name + "-libipt", [&files, calls, insn] {
+                                return of_calls(rb::calls_reference(RINGSCOPE_CALLS_LIBIPT, calls, files),
+                                                insn);
+                            }});
+        decoders.back().output = true;
+#endif
+    }
+}
+
+// --only: that row (flow-jN: the -j N command); calls or profile beside block, flow-j1 and its
+// reference.
+void keep_only(std::vector<Decoder>& decoders, const std::string& only, unsigned jobs) {
+    const bool calls_row = only == "calls" || only == "profile";
+    std::erase_if(decoders, [&](const Decoder& d) {
+        if (calls_row) return d.name != "block" && d.name != "flow-j1" && !d.name.starts_with(only);
+        return only != d.name && !(only == "flow-jN" && d.command && jobs > 1 && d.name != "flow-j1");
+    });
+}
+
 int usage() {
     std::fputs(
         "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N] "
-        "[--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN] [--write PREFIX]\n",
+        "[--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile] [--write PREFIX]\n",
         stderr);
     return 2;
 }
@@ -228,7 +296,7 @@ int main(int argc, char** argv) {
         prefix = std::string(tmp) + "/s";
     }
     const std::string code_path = prefix + ".bin", pt_path = prefix + ".pt";
-    if (!write.empty()) {
+    {
         // The functions' names, for `ipt calls|profile --kallsyms`.
         std::FILE* f = std::fopen((prefix + ".kallsyms").c_str(), "w");
         if (!f) return 1;
@@ -275,13 +343,11 @@ int main(int argc, char** argv) {
         {"flow-j1", command(1), true},
     };
     if (jobs > 1) decoders.push_back({"flow-j" + std::to_string(jobs), command(jobs), true});
+    // The files outlive the rows' runs (main's locals).
+    const rb::CallsFiles files{code_path, pt_path, prefix + ".kallsyms", program.address};
+    add_calls_rows(decoders, files, trace.insn, only);
     if (!only.empty()) {
-        decoders.erase(std::remove_if(decoders.begin(), decoders.end(),
-                                      [&](const Decoder& d) {
-                                          return only != d.name && !(only == "flow-jN" && d.command &&
-                                                                     jobs > 1 && d.name != "flow-j1");
-                                      }),
-                       decoders.end());
+        keep_only(decoders, only, jobs);
         if (decoders.empty()) return usage();
     }
     // Interleaved, so that all see the same load; medians of five.
@@ -294,6 +360,7 @@ int main(int argc, char** argv) {
     if (write.empty()) {
         std::remove(code_path.c_str());
         std::remove(pt_path.c_str());
+        std::remove((prefix + ".kallsyms").c_str());
         rmdir(tmp);
     }
     return 0;

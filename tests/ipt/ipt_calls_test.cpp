@@ -16,7 +16,11 @@
 #include <gtest/gtest.h>
 
 #include "flow_program.hpp"
+#include "ipt/block_cache.hpp"
 #include "ipt/calls.hpp"
+#include "ipt/image.hpp"
+#include "ipt/run_symbols.hpp"
+#include "ipt/symbols.hpp"
 
 namespace fs = std::filesystem;
 namespace rb = ringscope::ipt::bench;
@@ -240,6 +244,33 @@ TEST(IptCalls, BadInputs) {
     ours(true, {"--raw", f.code + ":0x400000", "/nonexistent/trace.pt"}, &rc, &err);
     EXPECT_EQ(rc, 1);
     EXPECT_NE(err.find("/nonexistent/trace.pt"), std::string::npos) << err;
+}
+
+// The symbols remembered per run of the block cache (RunSymbols) follow the cache when it starts
+// again (BlockCache::kMaxRuns runs): a run index then names another run, whose symbols are not
+// the old ones. Code of one-byte returns, each its own run, one symbol per 256 bytes.
+TEST(IptCalls, RunSymbolsFollowTheCacheWhenItStartsAgain) {
+    namespace ri = ringscope::ipt;
+    constexpr uint64_t kBase = 0x400000;
+    const size_t n = ri::BlockCache::kMaxRuns + 4096;
+    const std::vector<uint8_t> code(n, 0xc3);
+    ri::Image image;
+    image.add_bytes(code.data(), code.size(), kBase, "rets");
+    ri::Symbols symbols;
+    for (uint64_t at = 0; at < n; at += 256) symbols.add(kBase + at, "s" + std::to_string(at / 256));
+    ri::BlockCache cache;
+    ri::RunSymbols table(symbols);
+    size_t wrong = 0, first_wrong = 0;
+    for (size_t k = 0; k < n; ++k) {
+        uint32_t index = 0;
+        ASSERT_NE(cache.find(image, kBase + k, ri::em_64bit, &index), nullptr) << k;
+        // After the restart, index names another run than the one remembered under it.
+        const ri::RunSymbol s = table.of(cache, index);
+        const int want = symbols.find(kBase + k);
+        if ((s.first != want || s.last != want) && !wrong++) first_wrong = k;
+    }
+    EXPECT_EQ(cache.generation(), 1u);
+    EXPECT_EQ(wrong, 0u) << "first at run " << first_wrong;
 }
 
 }  // namespace

@@ -2,104 +2,24 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstring>
 #include <unordered_map>
 
-#include "ipt/call_stack.hpp"
+#include <ringscope/text_buffer.hpp>
+
+#include "ipt/call_tree.hpp"
 #include "ipt/errors.hpp"
 #include "ipt/flow_options.hpp"
 #include "ipt/flow_walk.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 #include "ipt/pages_behind.hpp"
+#include "ipt/run_symbols.hpp"
 #include "ipt/symbols.hpp"
 #include "ipt/trace_file.hpp"
 
 namespace ringscope::ipt {
 namespace {
-
-// The stack of functions the flow is in, as nodes of a call tree (a node: a function called from
-// its parent's), and the instructions each node ran itself.
-class CallTree {
-  public:
-    struct Node {
-        int parent;
-        int symbol;
-        uint64_t insn = 0;
-        uint64_t ticks = 0;  // TSC ticks (profile --time)
-    };
-    struct Hooks {
-        virtual ~Hooks() = default;
-        virtual void call(const CallTree&) {}
-        virtual void ret(const CallTree&, int symbol) { (void)symbol; }
-    };
-
-    CallTree(const Symbols& symbols, Hooks& hooks) : symbols_(symbols), hooks_(hooks) {}
-
-    // After a sync: nothing is known of the stack.
-    void restart() { stack_.clear(); }
-
-    // The instructions from ip on, n of them with their lengths, the last of class end; the
-    // time that passed before the first (events) and with the last (its query) in ticks.
-    void run(uint64_t ip, uint32_t n, const uint8_t* sizes, InsnClass end, uint64_t ticks_first = 0,
-             uint64_t ticks_last = 0) {
-        const int s = symbols_.find(ip);
-        const CallStack::Edge edge = stack_.start(s, Child{this});
-        if (edge == CallStack::Edge::call) {
-            hooks_.call(*this);
-        } else if (edge == CallStack::Edge::ret) {
-            hooks_.ret(*this, stack_.top().symbol);
-            stack_.pop();
-        }
-        stack_.ended(end);
-        uint64_t last = ip;
-        for (uint32_t k = 0; k + 1 < n; ++k) last += sizes[k];
-        if (symbols_.find(last) == s) {
-            Node& node = nodes_[static_cast<size_t>(stack_.place(s, Child{this}))];
-            node.insn += n;
-            node.ticks += ticks_first + ticks_last;
-            return;
-        }
-        // A run across functions: each instruction where it is.
-        for (uint32_t k = 0; k < n; ip += sizes[k++]) {
-            Node& node = nodes_[static_cast<size_t>(stack_.place(symbols_.find(ip), Child{this}))];
-            node.insn += 1;
-            node.ticks += (k == 0 ? ticks_first : 0) + (k + 1 == n ? ticks_last : 0);
-        }
-    }
-
-    size_t depth() const noexcept { return stack_.depth(); }
-    int top_symbol() const noexcept { return stack_.top().symbol; }
-    const std::vector<Node>& nodes() const noexcept { return nodes_; }
-    const Symbols& symbols() const noexcept { return symbols_; }
-
-    // "a;b;c" for a node.
-    std::string path(int node) const {
-        std::string p;
-        for (int n = node; n >= 0; n = nodes_[static_cast<size_t>(n)].parent)
-            p = symbols_.name(nodes_[static_cast<size_t>(n)].symbol) + (p.empty() ? "" : ";" + p);
-        return p;
-    }
-
-  private:
-    // The stack's frames: the node of a function called from the node parent's.
-    int child(int parent, int symbol) {
-        const uint64_t key =
-            (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(symbol);
-        auto [it, added] = children_.try_emplace(key, static_cast<int>(nodes_.size()));
-        if (added) nodes_.push_back({parent, symbol});
-        return it->second;
-    }
-    struct Child {
-        CallTree* tree;
-        int operator()(int parent, int symbol) const { return tree->child(parent, symbol); }
-    };
-
-    const Symbols& symbols_;
-    Hooks& hooks_;
-    std::vector<Node> nodes_;
-    std::unordered_map<uint64_t, int> children_;
-    CallStack stack_;
-};
 
 struct Options {
     Config config;
@@ -152,14 +72,33 @@ int parse(const char* prog, const std::vector<std::string>& args, Options& o, bo
     return 0;
 }
 
+// Text written out in large blocks: `ipt calls` prints millions of short lines, and stdio calls
+// for each piece of them were most of its time.
+struct Lines {
+    std::FILE* out;
+    TextBuffer text;
+
+    ~Lines() { flush(); }
+    // After a line: written out when the block is full.
+    void ended() {
+        if (text.size() >= (size_t{1} << 16)) flush();
+    }
+    void flush() {
+        if (!text.empty()) std::fwrite(text.data(), 1, text.size(), out);
+        text.clear();
+    }
+};
+
 // The flow from every sync point, run by run, into tree; errors printed as `ipt flow` prints them.
 // With exact_time one run a call (the time after each branch, in *tsc, and the ticks each run
 // took counted in the tree), else whole walks.
-void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, std::FILE* out, bool exact_time,
+void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, Lines& out, bool exact_time,
             uint64_t* tsc) {
     // Differences of TSC values as decoded, modulo 2^64 (as the reference takes them).
     uint64_t after = 0;
     InsnPath p;
+    RunSymbols symbols(tree.symbols());
+    const BlockCache& cache = d.block_cache();
     for (;;) {
         switch (walk.next(p, exact_time)) {
             case FlowWalk::Step::end:
@@ -172,20 +111,21 @@ void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, std::FILE* out
             case FlowWalk::Step::error: {
                 uint64_t offset = 0;
                 d.get_offset(offset);
-                std::fprintf(out, "[%" PRIx64 ": error: %s]\n", offset, pt_error_string(walk.status()));
+                out.text.appendf("[%" PRIx64 ": error: %s]\n", offset, pt_error_string(walk.status()));
+                out.ended();
                 break;
             }
             case FlowWalk::Step::run: {
                 for (uint32_t r = 0; r < p.nruns; ++r) {
-                    const CachedRun& c = d.block_cache().at(p.runs[r]);
-                    tree.run(c.ip, c.ninsn, d.block_cache().sizes(c), c.last.iclass);
+                    const CachedRun& c = cache.at(p.runs[r]);
+                    tree.run(c.ip, c.ninsn, cache.sizes(c), c.last.iclass, symbols.of(cache, p.runs[r]));
                 }
                 // The time at the run's end: what its call or return line shows.
                 const uint64_t last = after, before = walk.time_before();
                 if (tsc) d.time(after);
                 if (!p.nruns && p.single.ninsn)
-                    tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class, before - last,
-                             after - before);
+                    tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class,
+                             symbols.of(cache, p.single), before - last, after - before);
                 if (tsc) *tsc = after;
                 break;
             }
@@ -194,20 +134,31 @@ void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, std::FILE* out
 }
 
 struct Printer : CallTree::Hooks {
-    std::FILE* out;
+    Lines* out;
     bool time;
     uint64_t tsc = 0;  // at the end of the run before: where the call or return was
+    // The time (as "%016" PRIx64 "  ") and the indent of a line.
     void prefix(size_t depth) {
-        if (time) std::fprintf(out, "%016" PRIx64 "  ", tsc);
-        for (size_t k = 0; k < depth; ++k) std::fputs("  ", out);
+        char* p = out->text.begin_write(18 + 2 * depth);
+        if (time) {
+            for (int shift = 60; shift >= 0; shift -= 4) *p++ = "0123456789abcdef"[(tsc >> shift) & 0xf];
+            *p++ = ' ', *p++ = ' ';
+        }
+        std::memset(p, ' ', 2 * depth);
+        out->text.end_write(p + 2 * depth);
     }
     void call(const CallTree& t) override {
         prefix(t.depth());
-        std::fprintf(out, "%s() {\n", t.symbols().name(t.top_symbol()).c_str());
+        out->text.append(t.symbols().name(t.top_symbol()));
+        out->text.append("() {\n");
+        out->ended();
     }
     void ret(const CallTree& t, int symbol) override {
         prefix(t.depth());
-        std::fprintf(out, "} /* %s */\n", t.symbols().name(symbol).c_str());
+        out->text.append("} /* ");
+        out->text.append(t.symbols().name(symbol));
+        out->text.append(" */\n");
+        out->ended();
     }
 };
 
@@ -229,19 +180,22 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
         std::fprintf(err, "%s: %s\n", prog, pages.error().to_string().c_str());
         return 1;
     };
+    Lines lines{out, {}};
     if (calls) {
         Printer printer;
-        printer.out = out;
+        printer.out = &lines;
         printer.time = o.time;
         CallTree tree(o.symbols, printer);
-        follow(walk, d, tree, out, o.time, o.time ? &printer.tsc : nullptr);
+        follow(walk, d, tree, lines, o.time, o.time ? &printer.tsc : nullptr);
+        lines.flush();
         std::fflush(out);
         return pages.failed() ? shrank() : 0;
     }
     CallTree::Hooks none;
     CallTree tree(o.symbols, none);
     uint64_t tsc = 0;
-    follow(walk, d, tree, out, o.time, o.time ? &tsc : nullptr);
+    follow(walk, d, tree, lines, o.time, o.time ? &tsc : nullptr);
+    lines.flush();
     if (pages.failed()) return shrank();
     const auto& nodes = tree.nodes();
     // What a function counts: its instructions, or with --time the TSC ticks they took.

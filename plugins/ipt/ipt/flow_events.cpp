@@ -12,6 +12,7 @@
 #include "ipt/flow_walk.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt/run_symbols.hpp"
 #include "ipt/symbols.hpp"
 
 namespace ringscope::ipt {
@@ -94,7 +95,9 @@ class FlowStream : public EventStream {
     bool next(Event& out) override {
         while (queue_.empty() && !done_) step();
         if (queue_.empty()) return false;
-        current_ = std::move(queue_.front());
+        // The payload read before goes back to the spares (an allocation an event saved).
+        std::swap(current_, queue_.front());
+        spare_.push_back(std::move(queue_.front().bytes));
         queue_.pop_front();
         out = Event(ctx_.type(current_.type), &ctx_, std::span<const uint8_t>(current_.bytes), current_.ts, 0,
                     0);
@@ -138,6 +141,10 @@ class FlowStream : public EventStream {
 
     Pending& add(FlowType type, size_t fixed) {
         Pending& e = queue_.emplace_back();
+        if (!spare_.empty()) {
+            e.bytes = std::move(spare_.back());
+            spare_.pop_back();
+        }
         e.type = type;
         e.ts = tsc_;
         e.bytes.assign(fixed, 0);
@@ -161,10 +168,10 @@ class FlowStream : public EventStream {
     void take(const InsnRun& run) {
         // A frame is its function's symbol.
         const auto symbol = [](int, int s) { return s; };
-        const int s = symbols_->find(run.ip);
-        switch (stack_.start(s, symbol)) {
+        const RunSymbol at = run_symbols_.of(decoder_.block_cache(), run);
+        switch (stack_.start(at.first, symbol)) {
             case CallStack::Edge::call:
-                add_branch(f_call, run.ip, s);
+                add_branch(f_call, run.ip, at.first);
                 break;
             case CallStack::Edge::ret:
                 add_branch(f_return, run.ip, stack_.top().symbol);
@@ -173,16 +180,14 @@ class FlowStream : public EventStream {
             case CallStack::Edge::none:
                 if (const char* kind = jump_kind(stack_.pending());
                     kind && branches_ && jumped_ && run.ip != fall_through_)
-                    add_branch(f_branch, run.ip, s, kind);
+                    add_branch(f_branch, run.ip, at.first, kind);
                 break;
         }
-        uint64_t last = run.ip;
-        for (uint32_t k = 0; k + 1 < run.ninsn; ++k) last += run.sizes[k];
         stack_.ended(run.end_class);
-        from_ = last;
-        fall_through_ = last + run.sizes[run.ninsn - 1];
+        from_ = run.end_ip;
+        fall_through_ = run.end_ip + run.sizes[run.ninsn - 1];
         jumped_ = true;
-        stack_.place(symbols_->find(last), symbol);
+        stack_.place(at.last, symbol);
     }
 
     TraceBytes owned_;
@@ -195,10 +200,12 @@ class FlowStream : public EventStream {
     bool done_ = false;
     uint64_t tsc_ = 0;                      // the time at the end of the last run
     CallStack stack_;                       // the functions called (their symbols), innermost last
+    RunSymbols run_symbols_{*symbols_};     // the runs' first and last functions
     uint64_t from_ = 0, fall_through_ = 0;  // the last run's last instruction, and the one after it
     bool jumped_ = false;                   // the next run follows the last one's branch
     std::deque<Pending> queue_;
     Pending current_;
+    std::vector<std::vector<uint8_t>> spare_;  // payloads read, their memory for the next ones
     // When owned_ is mapped: its pages behind the walk given back (walk_ keeps its address only).
     PagesBehind pages_{owned_};
 };

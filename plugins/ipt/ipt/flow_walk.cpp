@@ -41,7 +41,9 @@ FlowWalk::Step FlowWalk::next(InsnPath& path, bool one_run) {
         return Step::error;
     }
     uint64_t offset = 0;
-    if (pages_ && d_.get_offset(offset) == 0 && !pages_->at(offset)) {
+    // get_offset (a search of the cached TNT run) only near the next step of pages.
+    if (pages_ && !pages_->before_step(d_.read_offset()) && d_.get_offset(offset) == 0 &&
+        !pages_->at(offset)) {
         done_ = true;
         return Step::end;
     }

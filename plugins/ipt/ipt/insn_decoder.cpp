@@ -202,6 +202,7 @@ int InsnDecoder::next(Insn& insn) noexcept {
 void run_of_insn(InsnRun& run, const Insn& insn) noexcept {
     run.ip = run.end_ip = insn.ip;
     run.ninsn = 1;
+    run.cached = 0;
     run.sizes = &insn.size;
     run.end_class = insn.iclass;
     DecodedInsn iext;
@@ -212,6 +213,7 @@ void run_of_insn(InsnRun& run, const Insn& insn) noexcept {
 
 int InsnDecoder::next_block(InsnRun& run) noexcept {
     run.ninsn = 0;
+    run.cached = 0;
     // Events bind to instructions and IPs: one instruction at a time while one is pending.
     if (!enabled_ || process_event_ || process_insn_ || (status_ & pts_event_pending)) {
         link_run_ = 0;
@@ -248,6 +250,7 @@ int InsnDecoder::next_block(InsnRun& run) noexcept {
     run.end_direct = c.last.is_direct;
     run.mode = mode_;
     run.speculative = speculative_;
+    run.cached = index;
     link_run_ = index;
     link_generation_ = cache_.generation();
     if (!c.ends_in_branch) {

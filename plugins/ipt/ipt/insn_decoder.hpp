@@ -48,6 +48,9 @@ struct InsnRun {
     bool end_direct = false;  // the last instruction is a direct branch
     ExecMode mode = em_unknown;
     bool speculative = false;
+    // The block cache's run it is (index + 1, for BlockCache::at), valid as sizes is; 0 when it
+    // is none (one instruction taken while an event was pending).
+    uint32_t cached = 0;
 };
 
 // run as the one instruction insn (run.sizes points into insn, which must outlive its use).
@@ -100,6 +103,9 @@ class InsnDecoder {
     // The time the last query reported (libipt's pt_insn_time without the lost counts).
     int time(uint64_t& tsc) const noexcept { return query_.time(tsc, nullptr, nullptr); }
     int get_offset(uint64_t& offset) const noexcept { return query_.get_offset(offset); }
+    // At or past get_offset's, cheaply (QueryCore::read_offset): a bound for checks that rarely
+    // need the offset itself.
+    uint64_t read_offset() const noexcept { return query_.read_offset(); }
     // The trace offset ptxed reports a decode error at: libipt master's (see
     // QueryCore::master_offset) with Config::packets full, else get_offset's.
     int error_offset(uint64_t& offset) const noexcept;

@@ -37,6 +37,9 @@ class PagesBehind {
     bool at(uint64_t offset) {
         return forward_ ? (offset < next_ || step(offset)) : (offset >= next_ || step(offset));
     }
+    // Whether at() is true with no step for every offset up to bound (forward): a caller with a
+    // cheap bound on its offset asks for the offset only when not.
+    bool before_step(uint64_t bound) const noexcept { return forward_ && bound < next_; }
     // A second pass from the start (forward): the pages of the first are dropped as it goes.
     void restart() {
         if (forward_ && next_ != UINT64_MAX) next_ = 0, dropped_ = 0;

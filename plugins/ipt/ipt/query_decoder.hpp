@@ -44,6 +44,9 @@ class QueryCore {
     int sync_set(uint64_t* ip, uint64_t offset) noexcept;
     int get_offset(uint64_t& offset) const noexcept;
     int get_sync_offset(uint64_t& offset) const noexcept;
+    // Where the decoder has read to: at or past get_offset's (which is before a cached run's TNT
+    // packets when their bits are being answered), without its search; 0 before a sync.
+    uint64_t read_offset() const noexcept { return pos_ ? static_cast<uint64_t>(pos_ - config_.begin) : 0; }
     // The bytes the sync calls have searched and decoded so far, for tests that bound their work.
     uint64_t sync_work() const noexcept { return sync_work_; }
 
@@ -375,6 +378,7 @@ class QueryDecoder {
         return core_->get_offset(offset);
     }
     int get_sync_offset(uint64_t& offset) const noexcept { return core_->get_sync_offset(offset); }
+    uint64_t read_offset() const noexcept { return core_->read_offset(); }
     // After a query that failed on the trace itself: where that failed, as libipt master's too.
     int master_offset(uint64_t& offset) const noexcept {
         push();
