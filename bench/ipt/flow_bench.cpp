@@ -11,7 +11,7 @@
 // calls and profile are `ipt calls` and `ipt profile` (--kallsyms) in process, their output hashed
 // (calls_rows.hpp); --only calls|profile runs them beside block, flow-j1 and their libipt-based
 // reference (calls-libipt, profile-libipt: a child process), whose output must be the same.
-//   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N]
+//   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--cyc 1] [-j N]
 //                  [--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile]
 //                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
 #include <algorithm>
@@ -256,7 +256,7 @@ void keep_only(std::vector<Decoder>& decoders, const std::string& only, unsigned
 
 int usage() {
     std::fputs(
-        "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [-j N] "
+        "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--cyc 1] [-j N] "
         "[--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile] [--write PREFIX]\n",
         stderr);
     return 2;
@@ -282,6 +282,8 @@ int main(int argc, char** argv) {
             only = v;
         else if (a == "--write")
             write = v;
+        else if (a == "--cyc")
+            o.cyc = v != "0";
         else if (a == "-j")
             jobs = static_cast<unsigned>(std::max(1, std::atoi(v.c_str())));
         else

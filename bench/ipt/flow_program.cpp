@@ -141,12 +141,12 @@ Built build(const FlowOptions& o) {
 
 class Tracer {
   public:
-    Tracer(std::vector<uint8_t>& out) : out_(out), w_(out) {}
+    Tracer(std::vector<uint8_t>& out, bool cyc) : out_(out), w_(out), cyc_(cyc) {}
 
     void bit(bool taken) {
         tnt_ = (tnt_ << 1) | (taken ? 1 : 0);
         if (++bits_ == 6) flush();
-        if (++branches_ % 64 == 0) {
+        if (++branches_ % 64 == 0 && !cyc_) {
             flush();
             pt_packet pk{};
             pk.type = ppt_mtc;
@@ -163,6 +163,7 @@ class Tracer {
         w_.put(pk);
         tnt_ = 0;
         bits_ = 0;
+        cyc();
     }
     void tip(uint64_t ip) {
         flush();
@@ -173,6 +174,7 @@ class Tracer {
         pk.payload.ip.ip = near ? (ip & 0xffffffff) : ip;
         last_ip_ = ip;
         w_.put(pk);
+        cyc();
     }
     void psb(uint64_t ip, uint64_t tsc) {
         flush();
@@ -194,6 +196,15 @@ class Tracer {
     size_t size() const { return out_.size(); }
 
   private:
+    // With cyc_: the cycles since the last packet, made up (from the branches traced); none
+    // after every fourth packet (the next one's time is then this one's).
+    void cyc() {
+        if (!cyc_ || ++packets_ % 4 == 0) return;
+        pt_packet pk{};
+        pk.type = ppt_cyc;
+        pk.payload.cyc.value = 1 + (branches_ * 7) % 61;
+        w_.put(pk);
+    }
     void put(pt_packet_type type) {
         pt_packet pk{};
         pk.type = type;
@@ -224,9 +235,10 @@ class Tracer {
 
     std::vector<uint8_t>& out_;
     testing::PacketWriter w_;
-    uint64_t tnt_ = 0, last_ip_ = 0, branches_ = 0;
+    uint64_t tnt_ = 0, last_ip_ = 0, branches_ = 0, packets_ = 0;
     int bits_ = 0;
     unsigned ctc_ = 0;
+    bool cyc_ = false;
 };
 
 }  // namespace
@@ -242,7 +254,7 @@ FlowTrace trace_program(const FlowProgram& program, const FlowOptions& o) {
     for (size_t i = 0; i < b.list.size(); ++i) at[b.list[i].ip] = i;
     Rng rng{std::mt19937_64(o.seed * 31 + 7)};
     FlowTrace t;
-    Tracer tr(t.pt);
+    Tracer tr(t.pt, o.cyc);
     std::vector<uint64_t> stack;
     // Returns whose call was traced since the last PSB are compressed (at most 64 deep).
     size_t compressible = 0;

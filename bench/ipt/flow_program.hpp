@@ -3,7 +3,7 @@
 // instructions, conditional branches forward and back, direct and indirect calls, jumps,
 // returns), run with random branch outcomes and traced as a processor traces it: TNT bits
 // (returns compressed while their call was traced since the last PSB), TIPs for indirect calls
-// and uncompressed returns, a PSB+ (TSC, MODE.exec, FUP) every psb_period bytes, MTCs.
+// and uncompressed returns, a PSB+ (TSC, MODE.exec, FUP) every psb_period bytes, MTCs or CYCs.
 // The trace is written with libipt's encoder.
 #pragma once
 
@@ -44,6 +44,10 @@ struct FlowOptions {
     // tracing is off (FUP and TIP.PGD before it, MODE.exec and TIP.PGE after it).
     bool compress_across_psb = false;
     int disable_every = 0;
+    // Dense timing (tests and rows of --time): a CYC after three TNT or TIP packets of four, no MTC
+    // (whose calibration, without a TMA and CPUID 0x15, would stop the CYCs' from the PSB+ TSCs),
+    // so that the time moves at each of them once the second PSB+ has calibrated it.
+    bool cyc = false;
 };
 
 FlowProgram make_program(const FlowOptions& o);
