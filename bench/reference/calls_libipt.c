@@ -2,8 +2,9 @@
  * flow decoder (Debian's libipt-dev) one instruction at a time, the same call tree over it (a call
  * pushes the function the next instruction is in, a return pops; instructions count to the top
  * of the stack, which a jump to another function replaces), and the same output. With --time
- * (profile and folded only) a function counts the TSC ticks its instructions took: the time
- * after each instruction (pt_insn_time) less the time after the one before, modulo 2^64.
+ * a function counts the TSC ticks its instructions took (profile and folded): the time after
+ * each instruction (pt_insn_time) less the time after the one before, modulo 2^64; and a line
+ * of calls starts with the time after the instruction before the call's or return's next one.
  *   calls_libipt calls|profile|folded [--time] --raw FILE:ADDR --kallsyms FILE --pt FILE */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ static int nnodes, cap_nodes;
 static int stack[1 << 16], depth; /* depth: entries in stack */
 static FILE* out;
 static int print_calls, by_time;
+static uint64_t line_time; /* calls --time: what a line starts with */
 
 static int by_address(const void* a, const void* b) {
     const struct sym *x = a, *y = b;
@@ -67,6 +69,7 @@ static int child(int parent, int symbol) {
 }
 
 static void indent(void) {
+    if (by_time) fprintf(out, "%016" PRIx64 "  ", line_time);
     for (int k = 1; k < depth; ++k) fputs("  ", out);
 }
 
@@ -120,6 +123,7 @@ static void follow(struct pt_insn_decoder* d) {
             if (status < 0 || (status & pts_eos)) break;
             status = pt_insn_next(d, &insn, sizeof insn);
             pt_insn_time(d, &now, NULL, NULL);
+            line_time = last;
             if (insn.iclass != ptic_error) instruction(insn.ip, &pending, insn.iclass, now - last);
             last = now;
         }

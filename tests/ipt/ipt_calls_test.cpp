@@ -32,8 +32,9 @@ struct Files {
 };
 
 Files write_case(uint64_t seed, int functions, size_t kib, int flips, uint64_t address = 0x400000,
-                 size_t psb_period = 2048) {
+                 size_t psb_period = 2048, bool cyc = false) {
     rb::FlowOptions o;
+    o.cyc = cyc;
     o.address = address;
     o.seed = seed;
     o.functions = functions;
@@ -202,11 +203,14 @@ TEST(IptCalls, TimeColumnFromTimingPackets) {
 }
 
 // profile --time: TSC ticks per function, against the reference's (the time after each
-// instruction less the time after the one before), whole and with broken bytes.
-TEST(IptCalls, ProfileTimeSameAsLibiptReference) {
-    for (uint64_t seed = 31; seed <= 34; ++seed) {
+// instruction less the time after the one before), and calls --time, whole and with broken bytes;
+// the last two with a CYC after every packet (the time moves at each, inside the walks' TNT runs
+// too).
+TEST(IptCalls, TimeSameAsLibiptReference) {
+    for (uint64_t seed = 31; seed <= 36; ++seed) {
         // A PSB+ (with its TSC) every 256 bytes: the time moves often.
-        const Files f = write_case(seed, 50, 32, seed == 34 ? 20 : 0, 0x400000, 256);
+        const Files f = write_case(seed, 50, 32, seed == 34 || seed == 36 ? 20 : 0, 0x400000,
+                                   seed >= 35 ? 1024 : 256, seed >= 35);
         const std::vector<std::string> args = {"--time", "--kallsyms",         f.syms,
                                                "--raw",  f.code + ":0x400000", f.pt};
         const std::string table = ours(false, args);
@@ -217,6 +221,7 @@ TEST(IptCalls, ProfileTimeSameAsLibiptReference) {
         std::vector<std::string> folded = args;
         folded.insert(folded.begin(), "--folded");
         EXPECT_TRUE(ours(false, folded) == reference("folded --time", f)) << "seed " << seed;
+        EXPECT_TRUE(ours(true, args) == reference("calls --time", f)) << "seed " << seed;
     }
 }
 
