@@ -18,6 +18,7 @@
 #include "flow_program.hpp"
 #include "ipt/block_cache.hpp"
 #include "ipt/calls.hpp"
+#include "ipt/flow_walk.hpp"
 #include "ipt/image.hpp"
 #include "ipt/run_symbols.hpp"
 #include "ipt/symbols.hpp"
@@ -222,6 +223,69 @@ TEST(IptCalls, TimeSameAsLibiptReference) {
         folded.insert(folded.begin(), "--folded");
         EXPECT_TRUE(ours(false, folded) == reference("folded --time", f)) << "seed " << seed;
         EXPECT_TRUE(ours(true, args) == reference("calls --time", f)) << "seed " << seed;
+    }
+}
+
+// Each run a step takes and the decoder's time before and after it: one run a step (next_block),
+// or a timed walk's path (next_path_timed) cut into its runs, which must end at the time before
+// the path but for its last. Syncs and errors as lines too.
+std::string timed_runs(const rb::FlowProgram& program, const std::vector<uint8_t>& pt, bool one_run) {
+    namespace ri = ringscope::ipt;
+    ri::Image image;
+    image.add_bytes(program.code.data(), program.code.size(), program.address, "code");
+    ri::Config config;
+    config.begin = pt.data();
+    config.end = pt.data() + pt.size();
+    ri::InsnDecoder d(config, image);
+    ri::FlowWalk walk(d, nullptr, true);
+    std::string out;
+    char line[128];
+    auto put = [&](uint64_t ip, uint64_t n, uint64_t before, uint64_t after) {
+        std::snprintf(line, sizeof line, "%" PRIx64 " %" PRIu64 " %" PRIx64 " %" PRIx64 "\n", ip, n, before,
+                      after);
+        out += line;
+    };
+    ri::InsnPath p;
+    for (ri::FlowWalk::Step step; (step = walk.next(p, one_run)) != ri::FlowWalk::Step::end;) {
+        if (step != ri::FlowWalk::Step::run) {
+            out += step == ri::FlowWalk::Step::synced ? "sync\n"
+                                                      : "error " + std::to_string(walk.status()) + "\n";
+            continue;
+        }
+        const uint64_t before = walk.time_before(), after = walk.time_after();
+        if (!p.nruns && p.single.ninsn) put(p.single.ip, p.single.ninsn, before, after);
+        for (uint32_t r = 0; r < p.nruns; ++r) {
+            const ri::CachedRun& c = d.block_cache().at(p.runs[r]);
+            put(c.ip, c.ninsn, before, r + 1 == p.nruns ? after : before);
+        }
+    }
+    return out;
+}
+
+TEST(IptCalls, TimedWalkRunsAtOneRunTimes) {
+    for (uint64_t seed = 41; seed <= 42; ++seed) {
+        rb::FlowOptions o;
+        o.seed = seed;
+        o.functions = 40;
+        o.pt_bytes = 48 << 10;
+        o.psb_period = 1024;
+        o.cyc = true;
+        const rb::FlowProgram program = rb::make_program(o);
+        rb::FlowTrace trace = rb::trace_program(program, o);
+        std::mt19937_64 rng(seed);
+        for (int k = 0; seed == 42 && k < 20; ++k)
+            trace.pt[rng() % trace.pt.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        const std::string walks = timed_runs(program, trace.pt, false),
+                          runs = timed_runs(program, trace.pt, true);
+        EXPECT_GT(runs.size(), 100000u);
+        // The first line that differs.
+        size_t at = 0;
+        while (at < walks.size() && at < runs.size() && walks[at] == runs[at]) ++at;
+        at = walks.rfind('\n', at) + 1;
+        EXPECT_TRUE(walks == runs) << "seed " << seed << " at line "
+                                   << std::count(walks.begin(), walks.begin() + static_cast<long>(at), '\n')
+                                   << "\nwalks: " << walks.substr(at, 200)
+                                   << "\none run: " << runs.substr(at, 200);
     }
 }
 

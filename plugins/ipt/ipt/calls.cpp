@@ -89,18 +89,37 @@ struct Lines {
     }
 };
 
-// The flow from every sync point, run by run, into tree; errors printed as `ipt flow` prints them.
-// With exact_time one run a call (the time after each branch, in *tsc, and the ticks each run
-// took counted in the tree), else whole walks.
-void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, Lines& out, bool exact_time,
-            uint64_t* tsc) {
+// The runs of a path into tree. With tsc (a timed walk, FlowWalk): first, the ticks before the
+// first run (events), and last, those of the last run's query; every run before the last ended
+// at the time before, where the next one's call or return line is.
+void take_runs(CallTree& tree, RunSymbols& symbols, const BlockCache& cache, const InsnPath& p, uint64_t* tsc,
+               uint64_t before, uint64_t first, uint64_t last) {
+    if (!tsc) {
+        for (uint32_t r = 0; r < p.nruns; ++r) {
+            const CachedRun& c = cache.at(p.runs[r]);
+            tree.run(c.ip, c.ninsn, cache.sizes(c), c.last.iclass, symbols.of(cache, p.runs[r]));
+        }
+        return;
+    }
+    for (uint32_t r = 0; r < p.nruns; ++r) {
+        if (r) *tsc = before;
+        const CachedRun& c = cache.at(p.runs[r]);
+        tree.run(c.ip, c.ninsn, cache.sizes(c), c.last.iclass, symbols.of(cache, p.runs[r]), r ? 0 : first,
+                 r + 1 == p.nruns ? last : 0);
+    }
+}
+
+// The flow from every sync point, a path at a time, into tree; errors printed as `ipt flow`
+// prints them. With tsc the time after each run (in *tsc as its successor's line is printed),
+// and the ticks each run took counted in the tree.
+void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, Lines& out, uint64_t* tsc) {
     // Differences of TSC values as decoded, modulo 2^64 (as the reference takes them).
     uint64_t after = 0;
     InsnPath p;
     RunSymbols symbols(tree.symbols());
     const BlockCache& cache = d.block_cache();
     for (;;) {
-        switch (walk.next(p, exact_time)) {
+        switch (walk.next(p, false)) {
             case FlowWalk::Step::end:
                 return;
             case FlowWalk::Step::synced:
@@ -116,13 +135,10 @@ void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, Lines& out, bo
                 break;
             }
             case FlowWalk::Step::run: {
-                for (uint32_t r = 0; r < p.nruns; ++r) {
-                    const CachedRun& c = cache.at(p.runs[r]);
-                    tree.run(c.ip, c.ninsn, cache.sizes(c), c.last.iclass, symbols.of(cache, p.runs[r]));
-                }
-                // The time at the run's end: what its call or return line shows.
+                // The time at the path's end: what the next call or return line shows.
                 const uint64_t last = after, before = walk.time_before();
-                if (tsc) d.time(after);
+                if (tsc) after = walk.time_after();
+                take_runs(tree, symbols, cache, p, tsc, before, before - last, after - before);
                 if (!p.nruns && p.single.ninsn)
                     tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class,
                              symbols.of(cache, p.single), before - last, after - before);
@@ -186,7 +202,7 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
         printer.out = &lines;
         printer.time = o.time;
         CallTree tree(o.symbols, printer);
-        follow(walk, d, tree, lines, o.time, o.time ? &printer.tsc : nullptr);
+        follow(walk, d, tree, lines, o.time ? &printer.tsc : nullptr);
         lines.flush();
         std::fflush(out);
         return pages.failed() ? shrank() : 0;
@@ -194,7 +210,7 @@ int run(const char* prog, const std::vector<std::string>& args, std::FILE* out, 
     CallTree::Hooks none;
     CallTree tree(o.symbols, none);
     uint64_t tsc = 0;
-    follow(walk, d, tree, lines, o.time, o.time ? &tsc : nullptr);
+    follow(walk, d, tree, lines, o.time ? &tsc : nullptr);
     lines.flush();
     if (pages.failed()) return shrank();
     const auto& nodes = tree.nodes();

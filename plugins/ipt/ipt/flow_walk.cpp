@@ -47,9 +47,14 @@ FlowWalk::Step FlowWalk::next(InsnPath& path, bool one_run) {
         done_ = true;
         return Step::end;
     }
-    if (time_) d_.time(time_before_);
     path = InsnPath{};
-    status_ = one_run ? d_.next_block(path.single) : d_.next_path(path);
+    if (!time_) {
+        status_ = one_run ? d_.next_block(path.single) : d_.next_path(path);
+        return Step::run;
+    }
+    d_.time(time_before_);
+    status_ = one_run ? d_.next_block(path.single) : d_.next_path_timed(path);
+    d_.time(time_after_);
     return Step::run;
 }
 

@@ -21,7 +21,8 @@ class FlowWalk {
         end,     // the end of the trace (or of what syncs), or the file shrank
     };
 
-    // With time, each run's time_before() is taken.
+    // With time, each step's time_before() and time_after() are taken, and its path is
+    // next_path_timed's: every run of it but the last ends at time_before().
     explicit FlowWalk(InsnDecoder& d, PagesBehind* pages = nullptr, bool time = false)
         : d_(d), pages_(pages), time_(time) {}
 
@@ -34,6 +35,8 @@ class FlowWalk {
     bool interrupted() const noexcept { return interrupted_; }
     // The decoder's time (as InsnDecoder::time) after the events, as the run started.
     uint64_t time_before() const noexcept { return time_before_; }
+    // The decoder's time after the step's run (or path's last run).
+    uint64_t time_after() const noexcept { return time_after_; }
 
   private:
     Step sync();
@@ -41,7 +44,7 @@ class FlowWalk {
     InsnDecoder& d_;
     PagesBehind* pages_;
     const bool time_;
-    uint64_t time_before_ = 0;
+    uint64_t time_before_ = 0, time_after_ = 0;
     bool synced_ = false, done_ = false, interrupted_ = false;
     int status_ = 0;
     uint64_t sync_at_ = 0;  // where the last sync error was

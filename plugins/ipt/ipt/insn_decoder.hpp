@@ -96,6 +96,9 @@ class InsnDecoder {
     // Like next_block, on through conditional branches whose TNT bits are at hand (without a
     // query each), direct jumps and direct calls: up to kMaxWalk runs of the block cache.
     int next_path(InsnPath& path) noexcept;
+    // Like next_path, but every run of the path except the last ends at the time (time()) of
+    // the call's start: the walk stops after the query that moved it (`ipt calls --time`).
+    int next_path_timed(InsnPath& path) noexcept;
     const BlockCache& block_cache() const noexcept { return cache_; }
     // libipt's enable_tick_events: a tick event after a branch query that moved the time (past
     // the last event's). Only next() (one instruction at a time) gives them.
@@ -152,12 +155,19 @@ class InsnDecoder {
     uint32_t link_next(uint32_t index, int slot) noexcept;
     uint32_t link_hot(uint32_t index, unsigned slot) noexcept;
     // next_path's steps (insn_walk.cpp): each takes run w.index when it is of its kind (true).
+    // kTimed: next_path_timed's walk.
     struct Walk;
+    template <bool kTimed>
+    int walk_path(InsnPath& path) noexcept;
     bool walk_direct(Walk& w, const HotRun& h) noexcept;
     bool walk_return(Walk& w, const HotRun& h) noexcept;
+    template <bool kTimed>
     bool walk_refill(Walk& w, const HotRun& h) noexcept;
+    template <bool kTimed>
     void walk_cold(Walk& w) noexcept;
     void walk_skip_bits(Walk& w) noexcept;
+    template <bool kTimed>
+    void walk_peek(Walk& w) noexcept;
     // Whether the instructions from begin reach end without a branch the trace decides (at most
     // steps of them): 1, else 0.
     int range_is_contiguous(uint64_t begin, uint64_t end, int steps) const noexcept;

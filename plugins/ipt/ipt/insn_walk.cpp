@@ -1,6 +1,7 @@
 // InsnDecoder::next_path: the walk from run to run of the block cache, the branches answered from
 // the TNT bits the query decoder holds (libxdc's way), through direct jumps and calls and
-// compressed returns, each kind of run a step of its own.
+// compressed returns, each kind of run a step of its own. next_path_timed's walk (kTimed) takes
+// only the bits answered with the time it started at, and stops after a query that moved it.
 #include "ipt/errors.hpp"
 #include "ipt/insn_decoder.hpp"
 
@@ -11,6 +12,7 @@ struct InsnDecoder::Walk {
     uint64_t bits = 0, ninsn = 0;
     unsigned n = 0, used = 0, count = 0, direct = 0;
     uint32_t index = 0;  // the run to take next (0: none)
+    uint64_t time = 0;   // kTimed: the time as the walk started
     int status = 0;
     bool stale = false;  // ip_ not set since the last run taken (it is run index's)
     bool stop = false;
@@ -95,8 +97,27 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
     w.used = 0;
 }
 
+// After a query: the bits now at hand. Timed, those answered at the time the walk started, and
+// when the query moved the time, the walk stops (the run just taken is its last).
+template <bool kTimed>
+[[gnu::always_inline]] inline void InsnDecoder::walk_peek(Walk& w) noexcept {
+    if constexpr (kTimed) {
+        uint64_t now = 0;
+        query_.time(now, nullptr, nullptr);
+        if (now != w.time) {
+            w.stop = true;
+            w.n = 0;
+            return;
+        }
+        w.n = query_.peek_bits_at_this_time(63, w.bits);
+    } else {
+        w.n = query_.peek_bits(63, w.bits);
+    }
+}
+
 // A conditional branch past the bits at hand: the query decoder's answer, as proceed asks for
 // it. The walk stops at an error, an event or the end, with ip_ where proceed leaves it.
+template <bool kTimed>
 [[gnu::always_inline]] inline bool InsnDecoder::walk_refill(Walk& w, const HotRun& h) noexcept {
     if (h.kind != HotRun::cond || tick_events_) return false;
     walk_skip_bits(w);
@@ -115,7 +136,7 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
         return true;
     }
     w.status = 0;
-    w.n = query_.peek_bits(63, w.bits);
+    walk_peek<kTimed>(w);
     const uint32_t next = h.next[taken];
     w.index = next ? next : link_hot(w.index, static_cast<unsigned>(taken));
     w.stale = true;
@@ -124,6 +145,7 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
 
 // Anything else (indirect and far branches, returns without their bit) as next() takes it, from
 // the trace's state as it stands; the successor where the run's CachedRun::next says, checked.
+template <bool kTimed>
 [[gnu::always_inline]] inline void InsnDecoder::walk_cold(Walk& w) noexcept {
     w.stale = false;
     const CachedRun& run = cache_.at(w.index);
@@ -140,7 +162,10 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
     insn.ip = ip_ = run.end_ip;
     insn.size = last.size;
     w.status = proceed(insn, last);
-    w.n = w.status < 0 ? 0 : query_.peek_bits(63, w.bits);
+    if (w.status < 0)
+        w.n = 0;
+    else
+        walk_peek<kTimed>(w);
     // An event or the end: checked at this instruction, as next() does.
     if (w.status < 0 || (status_ & (pts_event_pending | pts_eos))) {
         w.stop = true;
@@ -152,7 +177,8 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
     w.index = next;
 }
 
-int InsnDecoder::next_path(InsnPath& path) noexcept {
+template <bool kTimed>
+int InsnDecoder::walk_path(InsnPath& path) noexcept {
     path.nruns = 0;
     if (!enabled_ || process_event_ || process_insn_ || (status_ & pts_event_pending)) {
         const int status = next_block(path.single);
@@ -167,10 +193,11 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
     if (!index && !cache_.find(image_, ip_, static_cast<uint8_t>(mode_), &index)) index = 0;
     Walk w;
     w.index = index;
-    w.n = query_.peek_bits(63, w.bits);
+    if constexpr (kTimed) query_.time(w.time, nullptr, nullptr);
+    walk_peek<kTimed>(w);
     while (w.index && w.count < kMaxWalk && !w.stop) {
         const HotRun& h = cache_.hot(w.index);
-        if (!walk_direct(w, h) && !walk_return(w, h) && !walk_refill(w, h)) walk_cold(w);
+        if (!walk_direct(w, h) && !walk_return(w, h) && !walk_refill<kTimed>(w, h)) walk_cold<kTimed>(w);
     }
     // Where the last run taken led (link_hot set it when it found nothing there).
     if (w.stale && w.index) ip_ = cache_.at(w.index).ip;
@@ -199,6 +226,14 @@ int InsnDecoder::next_path(InsnPath& path) noexcept {
     const DecodedInsn iext = last.last;
     insn.size = iext.size;
     return check_ip_event(&insn, &iext);
+}
+
+int InsnDecoder::next_path(InsnPath& path) noexcept {
+    return walk_path<false>(path);
+}
+
+int InsnDecoder::next_path_timed(InsnPath& path) noexcept {
+    return walk_path<true>(path);
 }
 
 }  // namespace ringscope::ipt

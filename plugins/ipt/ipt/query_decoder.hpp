@@ -201,6 +201,9 @@ class QueryCore {
         return k < 0 ? pos_ : run_[k].next;
     }
     unsigned run_below(int k) const noexcept { return run_bits_ - run_[k].added_before; }
+    // How many more cached bits are answered with the TSC a query reports now: those up to the
+    // run's first packet after it with another (all, 64, when none has).
+    unsigned bits_at_this_time() const noexcept;
     void leave_tnt_run() noexcept;
     // After a query's packet: the time the query reports, then the read-ahead to the next query's
     // packet (pte_eos is not an error here).
@@ -416,6 +419,16 @@ class QueryDecoder {
         return n;
     }
     void skip_bits(unsigned n) noexcept { index_ >>= n; }
+    // peek_bits's, only those whose answers leave time() as it is now.
+    unsigned peek_bits_at_this_time(unsigned max, uint64_t& bits) const noexcept {
+        if (timed_) {
+            push();
+            const unsigned now = core_->bits_at_this_time();
+            if (now < max) max = now;
+            if (!max) return 0;
+        }
+        return peek_bits(max, bits);
+    }
     int indirect_branch(uint64_t& ip) noexcept {
         return call([&](QueryCore& c) { return c.indirect_branch(ip); });
     }

@@ -132,6 +132,17 @@ void QueryCore::cache_tnt_run() noexcept {
     run_size_ = static_cast<uint8_t>(n);
 }
 
+unsigned QueryCore::bits_at_this_time() const noexcept {
+    int k = tnt_run_packet();
+    if (k < 0) return 64;
+    // A bit of packet m reports run_time_[m + 1] (the last packet's: last_time_); the bits left of
+    // packet k - 1 report run_time_[k], the time now.
+    const uint64_t now = run_time_[k].tsc;
+    while (k < run_size_ && (k + 1 < run_size_ ? run_time_[k + 1] : last_time_).tsc == now) ++k;
+    const unsigned below = k < run_size_ ? run_below(k) : 0;
+    return static_cast<unsigned>(__builtin_ctzll(tnt_.index)) + 1 - below;
+}
+
 // Back to where libipt is: only the bits of the TNT packet being answered are cached, the next
 // packet is the TNT after it, and the time and calibration are those after the timing packets
 // between the two. Nothing else differs.
