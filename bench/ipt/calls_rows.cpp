@@ -36,7 +36,7 @@ std::string raw_arg(const CallsFiles& f) {
 
 }  // namespace
 
-CallsRun calls_command(bool calls, const CallsFiles& f) {
+CallsRun calls_command(bool calls, const CallsFiles& f, bool time) {
     // A stdio stream whose writes are hashed, not kept (calls prints hundreds of MB).
     Digest digest;
     cookie_io_functions_t io{};
@@ -53,7 +53,8 @@ CallsRun calls_command(bool calls, const CallsFiles& f) {
     std::FILE* out = fopencookie(&digest, "w", io);
     std::FILE* err = std::fopen("/dev/null", "w");
     if (!out || !err) std::abort();
-    const std::vector<std::string> args = {"--kallsyms", f.kallsyms, "--raw", raw_arg(f), "--pt", f.pt};
+    std::vector<std::string> args = {"--kallsyms", f.kallsyms, "--raw", raw_arg(f), "--pt", f.pt};
+    if (time) args.insert(args.begin(), "--time");
     CallsRun r = run_once([&] {
         CallsRun one;
         one.failed = (calls ? calls_main(args, out, err) : profile_main(args, out, err)) != 0;
@@ -69,11 +70,16 @@ CallsRun calls_command(bool calls, const CallsFiles& f) {
     return r;
 }
 
-CallsRun calls_reference(const std::string& path, bool calls, const CallsFiles& f) {
+CallsRun calls_reference(const std::string& path, bool calls, const CallsFiles& f, bool time) {
     CallsRun r;
     int fds[2];
     if (pipe(fds) != 0) std::abort();
     const std::string raw = raw_arg(f);
+    std::vector<const char*> argv = {path.c_str(), calls ? "calls" : "profile"};
+    if (time) argv.push_back("--time");
+    for (const char* a : {"--raw", raw.c_str(), "--kallsyms", f.kallsyms.c_str(), "--pt", f.pt.c_str()})
+        argv.push_back(a);
+    argv.push_back(nullptr);
     const auto w0 = std::chrono::steady_clock::now();
     const pid_t pid = fork();
     if (pid < 0) std::abort();
@@ -81,8 +87,7 @@ CallsRun calls_reference(const std::string& path, bool calls, const CallsFiles& 
         dup2(fds[1], 1);
         close(fds[0]);
         close(fds[1]);
-        execl(path.c_str(), path.c_str(), calls ? "calls" : "profile", "--raw", raw.c_str(), "--kallsyms",
-              f.kallsyms.c_str(), "--pt", f.pt.c_str(), static_cast<char*>(nullptr));
+        execv(path.c_str(), const_cast<char* const*>(argv.data()));
         _exit(127);
     }
     close(fds[1]);

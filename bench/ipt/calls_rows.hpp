@@ -22,9 +22,9 @@ struct CallsRun {
     bool failed = false;  // a non-zero exit, or the reference could not run
 };
 
-// `ringscope ipt calls` (calls) or `ipt profile` with --kallsyms on the files.
-CallsRun calls_command(bool calls, const CallsFiles& f);
+// `ringscope ipt calls` (calls) or `ipt profile` with --kallsyms on the files, and --time with time.
+CallsRun calls_command(bool calls, const CallsFiles& f, bool time);
 // The reference at path with the same arguments.
-CallsRun calls_reference(const std::string& path, bool calls, const CallsFiles& f);
+CallsRun calls_reference(const std::string& path, bool calls, const CallsFiles& f, bool time);
 
 }  // namespace ringscope::ipt::bench

@@ -9,10 +9,12 @@
 // `ipt flow --quiet --stat` (the command's whole decode, -j 1 and -j N) on the same files: their
 // CPU time is the process's (all threads), and only their instruction count is compared.
 // calls and profile are `ipt calls` and `ipt profile` (--kallsyms) in process, their output hashed
-// (calls_rows.hpp); --only calls|profile runs them beside block, flow-j1 and their libipt-based
-// reference (calls-libipt, profile-libipt: a child process), whose output must be the same.
+// (calls_rows.hpp), calls-time and profile-time the same with --time; --only one of them runs it
+// beside block, flow-j1 and its libipt-based reference (calls-libipt, profile-time-libipt...: a
+// child process), whose output must be the same.
 //   ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--cyc 1] [-j N]
-//                  [--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile]
+//                  [--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile|
+//                          calls-time|profile-time]
 //                  [--write PREFIX]   (PREFIX.pt, PREFIX.bin: the code at 0x400000, PREFIX.kallsyms)
 #include <algorithm>
 #include <chrono>
@@ -224,32 +226,36 @@ void report(const std::vector<Decoder>& decoders, const std::vector<Result>& med
     }
 }
 
-// The rows of `ipt calls` and `ipt profile`; with --only one of them, its reference's too (it
-// takes 30 times as long).
+// The rows of `ipt calls` and `ipt profile`, and with --time (calls-time, profile-time); with
+// --only one of them, its reference's too (it takes 30 times as long).
 void add_calls_rows(std::vector<Decoder>& decoders, const rb::CallsFiles& files, uint64_t insn,
                     const std::string& only) {
-    for (const bool calls : {true, false}) {
-        const std::string name = calls ? "calls" : "profile";
-        decoders.push_back(
-            {name, [&files, calls, insn] { return of_calls(rb::calls_command(calls, files), insn); }});
-        decoders.back().output = true;
+    for (const bool time : {false, true}) {
+        for (const bool calls : {true, false}) {
+            const std::string name = std::string(calls ? "calls" : "profile") + (time ? "-time" : "");
+            decoders.push_back({name, [&files, calls, time, insn] {
+                                    return of_calls(rb::calls_command(calls, files, time), insn);
+                                }});
+            decoders.back().output = true;
 #ifdef RINGSCOPE_CALLS_LIBIPT  // built with the tests
-        if (only != name) continue;
-        decoders.push_back({name + "-libipt", [&files, calls, insn] {
-                                return of_calls(rb::calls_reference(RINGSCOPE_CALLS_LIBIPT, calls, files),
-                                                insn);
-                            }});
-        decoders.back().output = true;
+            if (only != name) continue;
+            decoders.push_back(
+                {name + "-libipt", [&files, calls, time, insn] {
+                     return of_calls(rb::calls_reference(RINGSCOPE_CALLS_LIBIPT, calls, files, time), insn);
+                 }});
+            decoders.back().output = true;
 #endif
+        }
     }
 }
 
 // --only: that row (flow-jN: the -j N command); calls or profile beside block, flow-j1 and its
 // reference.
 void keep_only(std::vector<Decoder>& decoders, const std::string& only, unsigned jobs) {
-    const bool calls_row = only == "calls" || only == "profile";
+    const bool calls_row = only.starts_with("calls") || only.starts_with("profile");
     std::erase_if(decoders, [&](const Decoder& d) {
-        if (calls_row) return d.name != "block" && d.name != "flow-j1" && !d.name.starts_with(only);
+        if (calls_row)
+            return d.name != "block" && d.name != "flow-j1" && d.name != only && d.name != only + "-libipt";
         return only != d.name && !(only == "flow-jN" && d.command && jobs > 1 && d.name != "flow-j1");
     });
 }
@@ -257,7 +263,8 @@ void keep_only(std::vector<Decoder>& decoders, const std::string& only, unsigned
 int usage() {
     std::fputs(
         "usage: ipt_flow_bench [--size-kb N] [--seed S] [--functions N] [--cyc 1] [-j N] "
-        "[--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile] [--write PREFIX]\n",
+        "[--only ours|ours-count|block|insn|ours-insn|flow-j1|flow-jN|calls|profile|calls-time|profile-time] "
+        "[--write PREFIX]\n",
         stderr);
     return 2;
 }
