@@ -227,8 +227,8 @@ TEST(IptCalls, TimeSameAsLibiptReference) {
 }
 
 // Each run a step takes and the decoder's time before and after it: one run a step (next_block),
-// or a timed walk's path (next_path_timed) cut into its runs, which must end at the time before
-// the path but for its last. Syncs and errors as lines too.
+// or a timed walk's path (next_path_timed) cut into its runs at the times RunTimes gives. Syncs
+// and errors as lines too.
 std::string timed_runs(const rb::FlowProgram& program, const std::vector<uint8_t>& pt, bool one_run) {
     namespace ri = ringscope::ipt;
     ri::Image image;
@@ -254,9 +254,11 @@ std::string timed_runs(const rb::FlowProgram& program, const std::vector<uint8_t
         }
         const uint64_t before = walk.time_before(), after = walk.time_after();
         if (!p.nruns && p.single.ninsn) put(p.single.ip, p.single.ninsn, before, after);
+        ri::RunTimes times(p, before, after);
         for (uint32_t r = 0; r < p.nruns; ++r) {
             const ri::CachedRun& c = d.block_cache().at(p.runs[r]);
-            put(c.ip, c.ninsn, before, r + 1 == p.nruns ? after : before);
+            const uint64_t was = times.at();
+            put(c.ip, c.ninsn, was, times.next());
         }
     }
     return out;

@@ -90,10 +90,10 @@ struct Lines {
 };
 
 // The runs of a path into tree. With tsc (a timed walk, FlowWalk): first, the ticks before the
-// first run (events), and last, those of the last run's query; every run before the last ended
-// at the time before, where the next one's call or return line is.
+// first run (events), and each run's own to the time it ended at (times), where the next one's
+// call or return line is.
 void take_runs(CallTree& tree, RunSymbols& symbols, const BlockCache& cache, const InsnPath& p, uint64_t* tsc,
-               uint64_t before, uint64_t first, uint64_t last) {
+               RunTimes times, uint64_t first) {
     if (!tsc) {
         for (uint32_t r = 0; r < p.nruns; ++r) {
             const CachedRun& c = cache.at(p.runs[r]);
@@ -102,10 +102,11 @@ void take_runs(CallTree& tree, RunSymbols& symbols, const BlockCache& cache, con
         return;
     }
     for (uint32_t r = 0; r < p.nruns; ++r) {
-        if (r) *tsc = before;
+        const uint64_t was = times.at();
+        if (r) *tsc = was;
         const CachedRun& c = cache.at(p.runs[r]);
         tree.run(c.ip, c.ninsn, cache.sizes(c), c.last.iclass, symbols.of(cache, p.runs[r]), r ? 0 : first,
-                 r + 1 == p.nruns ? last : 0);
+                 times.next() - was);
     }
 }
 
@@ -138,7 +139,7 @@ void follow(FlowWalk& walk, const InsnDecoder& d, CallTree& tree, Lines& out, ui
                 // The time at the path's end: what the next call or return line shows.
                 const uint64_t last = after, before = walk.time_before();
                 if (tsc) after = walk.time_after();
-                take_runs(tree, symbols, cache, p, tsc, before, before - last, after - before);
+                take_runs(tree, symbols, cache, p, tsc, RunTimes(p, before, after), before - last);
                 if (!p.nruns && p.single.ninsn)
                     tree.run(p.single.ip, p.single.ninsn, p.single.sizes, p.single.end_class,
                              symbols.of(cache, p.single), before - last, after - before);

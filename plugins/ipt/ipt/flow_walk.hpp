@@ -22,7 +22,7 @@ class FlowWalk {
     };
 
     // With time, each step's time_before() and time_after() are taken, and its path is
-    // next_path_timed's: every run of it but the last ends at time_before().
+    // next_path_timed's (RunTimes gives the time each of its runs ends at).
     explicit FlowWalk(InsnDecoder& d, PagesBehind* pages = nullptr, bool time = false)
         : d_(d), pages_(pages), time_(time) {}
 
@@ -48,6 +48,27 @@ class FlowWalk {
     bool synced_ = false, done_ = false, interrupted_ = false;
     int status_ = 0;
     uint64_t sync_at_ = 0;  // where the last sync error was
+};
+
+// The times the runs of a timed step's path end at, one after the other: at() after the run
+// before (the step's time_before() before the first), next() after the next one (the last
+// ends at the step's time_after()).
+class RunTimes {
+  public:
+    RunTimes(const InsnPath& path, uint64_t before, uint64_t after) noexcept
+        : path_(path), at_(before), after_(after) {}
+
+    uint64_t at() const noexcept { return at_; }
+    uint64_t next() noexcept {
+        if (++run_ == path_.nruns) return at_ = after_;
+        if (mark_ < path_.nmarks && path_.marks[mark_].runs == run_) at_ = path_.marks[mark_++].tsc;
+        return at_;
+    }
+
+  private:
+    const InsnPath& path_;
+    uint64_t at_, after_;
+    uint32_t run_ = 0, mark_ = 0;
 };
 
 }  // namespace ringscope::ipt

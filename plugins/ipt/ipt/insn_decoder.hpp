@@ -56,6 +56,12 @@ struct InsnRun {
 // run as the one instruction insn (run.sizes points into insn, which must outlive its use).
 void run_of_insn(InsnRun& run, const Insn& insn) noexcept;
 
+// Where the time moved in a path of InsnDecoder::next_path_timed: after its first runs runs, to tsc.
+struct TimeMark {
+    uint32_t runs;
+    uint64_t tsc;
+};
+
 // Runs taken at once (InsnDecoder::next_path): the block cache's runs (indexes for
 // BlockCache::at), or when there are none, one run as next_block gives it.
 struct InsnPath {
@@ -66,7 +72,10 @@ struct InsnPath {
     // own, a consumer counts the path's blocks without a loop over its runs.
     uint32_t ends = 0;
     const uint32_t* runs = nullptr;  // valid until the decoder's next call
-    ExecMode mode = em_unknown;      // of the runs
+    // next_path_timed's: where the time moved, in order (as runs, valid until the next call).
+    const TimeMark* marks = nullptr;
+    uint32_t nmarks = 0;
+    ExecMode mode = em_unknown;  // of the runs
     bool speculative = false;
     InsnRun single;  // its ip: where an instruction was looked for when there is none
 };
@@ -96,8 +105,8 @@ class InsnDecoder {
     // Like next_block, on through conditional branches whose TNT bits are at hand (without a
     // query each), direct jumps and direct calls: up to kMaxWalk runs of the block cache.
     int next_path(InsnPath& path) noexcept;
-    // Like next_path, but every run of the path except the last ends at the time (time()) of
-    // the call's start: the walk stops after the query that moved it (`ipt calls --time`).
+    // Like next_path, with the time (time()) each run ends at: path.marks says after which
+    // runs a query moved it (`ipt calls --time`).
     int next_path_timed(InsnPath& path) noexcept;
     const BlockCache& block_cache() const noexcept { return cache_; }
     // libipt's enable_tick_events: a tick event after a branch query that moved the time (past
@@ -212,6 +221,7 @@ class InsnDecoder {
 
   private:
     uint32_t walk_[kMaxWalk] = {};
+    TimeMark marks_[kMaxWalk] = {};  // at most one a run
 };
 
 }  // namespace ringscope::ipt

@@ -1,7 +1,8 @@
 // InsnDecoder::next_path: the walk from run to run of the block cache, the branches answered from
 // the TNT bits the query decoder holds (libxdc's way), through direct jumps and calls and
 // compressed returns, each kind of run a step of its own. next_path_timed's walk (kTimed) takes
-// only the bits answered with the time it started at, and stops after a query that moved it.
+// the bits at hand only up to the first whose answer moves the time, and marks where a query
+// moved it.
 #include "ipt/errors.hpp"
 #include "ipt/insn_decoder.hpp"
 
@@ -12,7 +13,8 @@ struct InsnDecoder::Walk {
     uint64_t bits = 0, ninsn = 0;
     unsigned n = 0, used = 0, count = 0, direct = 0;
     uint32_t index = 0;  // the run to take next (0: none)
-    uint64_t time = 0;   // kTimed: the time as the walk started
+    uint64_t time = 0;   // kTimed: the time after the last run taken
+    uint32_t marks = 0;  // kTimed: in marks_
     int status = 0;
     bool stale = false;  // ip_ not set since the last run taken (it is run index's)
     bool stop = false;
@@ -97,17 +99,16 @@ __attribute__((noinline)) uint32_t InsnDecoder::link_hot(uint32_t index, unsigne
     w.used = 0;
 }
 
-// After a query: the bits now at hand. Timed, those answered at the time the walk started, and
-// when the query moved the time, the walk stops (the run just taken is its last).
+// After a query: the bits now at hand. Timed, those answered with the time as it is, and where
+// the query moved the time, a mark after the run just taken.
 template <bool kTimed>
 [[gnu::always_inline]] inline void InsnDecoder::walk_peek(Walk& w) noexcept {
     if constexpr (kTimed) {
         uint64_t now = 0;
         query_.time(now, nullptr, nullptr);
         if (now != w.time) {
-            w.stop = true;
-            w.n = 0;
-            return;
+            marks_[w.marks++] = {w.count, now};
+            w.time = now;
         }
         w.n = query_.peek_bits_at_this_time(63, w.bits);
     } else {
@@ -218,6 +219,10 @@ int InsnDecoder::walk_path(InsnPath& path) noexcept {
     // or by one that is neither direct nor conditional (returns, indirect and far branches).
     path.ends = w.count - w.direct;
     path.runs = walk_;
+    if constexpr (kTimed) {
+        path.marks = marks_;
+        path.nmarks = w.marks;
+    }
     path.mode = mode_;
     path.speculative = speculative_;
     if (w.status < 0) return w.status;
