@@ -123,9 +123,10 @@ bool parse(const uint8_t* data, size_t size, Input& in) {
     o.config.cpuid_0x15_ebx = (c & 64) ? 7 : 0;
     o.config.keep_tcal_on_ovf = c & 128;
     o.part_bytes = 64 + uint64_t{d} * 8;
-    // Code that loops on direct branches: stopped sooner than ipt flow does (still past where
-    // FlowRun takes next() instead of next_path()), so that printing it stays well under a second.
-    o.max_insn_without_trace = uint64_t{1} << 17;
+    // Code that loops on direct branches: stopped sooner than ipt flow does, so that printing it
+    // takes a second, not minutes, under ASan. FlowRun takes next_path() while 65536 instructions
+    // (InsnDecoder::kMaxWalk runs of BlockCache::kMaxRun) stay below it: for the first 4096.
+    o.max_insn_without_trace = (uint64_t{1} << 16) + 4096;
     in.image.add_bytes(program().data(), program().size(), kProgram, "program");
     in.image.add_bytes(kSpecial, sizeof kSpecial, kSpecialAt, "special");
     if (own) {
@@ -271,23 +272,47 @@ void expect_same(const Transcript& a, const Transcript& b, const char* what) {
     std::abort();
 }
 
-std::string flow_output(const Input& in, unsigned jobs, FlowStats& stats) {
+// Stops ipt flow's loop past this many instructions in all, so that no input takes seconds (as
+// kMaxInsn the transcripts); then -j is not compared.
+class Budget final : public FlowHook {
+  public:
+    explicit Budget(const FlowStats& stats) : stats_(stats) {}
+    Step at_step(InsnDecoder&, const FlowLoopState&, uint64_t) override {
+        if (stats_.insn <= kMaxFlowInsn) return go;
+        spent = true;
+        return stop;
+    }
+    bool spent = false;
+
+  private:
+    static constexpr uint64_t kMaxFlowInsn = uint64_t{1} << 18;
+    const FlowStats& stats_;
+};
+
+// ipt flow's output (with jobs > 1, -j's); false when the serial decode ran past its budget.
+bool flow_output(const Input& in, unsigned jobs, FlowStats& stats, std::string* text) {
     char* buf = nullptr;
     size_t size = 0;
     FlowOptions o = in.o;
-    o.out = open_memstream(&buf, &size);
+    static std::FILE* null = std::fopen("/dev/null", "w");
+    o.out = text ? open_memstream(&buf, &size) : null;
     o.jobs = jobs;
+    bool within = true;
     if (jobs > 1) {
         flow_decode_parallel(in.image, o, stats);
     } else {
         InsnDecoder d(o.config, in.image, o.filter);
         d.set_tick_events(o.event_tick);
-        flow_decode(d, in.image, o, stats);
+        Budget budget(stats);
+        FlowRun(d, in.image, o, stats, &budget).run();
+        within = !budget.spent;
     }
-    std::fclose(o.out);
-    std::string text(buf, size);
-    std::free(buf);
-    return text;
+    if (text) {
+        std::fclose(o.out);
+        text->assign(buf, size);
+        std::free(buf);
+    }
+    return within;
 }
 
 }  // namespace
@@ -300,10 +325,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expect_same(next, transcript(in, Call::path), "next_path differs from next");
     expect_same(walk(in, true), walk(in, false), "FlowWalk's paths differ from its runs");
     FlowStats one;
-    const std::string serial = flow_output(in, 1, one);
-    if (in.jobs) {
+    std::string serial, parallel;
+    // -j 2 (its work at most twice the serial one's) where the serial decode kept to its budget.
+    if (flow_output(in, 1, one, in.jobs ? &serial : nullptr) && in.jobs) {
         FlowStats two;
-        const std::string parallel = flow_output(in, 2, two);
+        flow_output(in, 2, two, &parallel);
         if (parallel != serial || one.insn != two.insn || one.blocks != two.blocks) {
             size_t at = 0;
             while (at < serial.size() && at < parallel.size() && serial[at] == parallel[at]) ++at;

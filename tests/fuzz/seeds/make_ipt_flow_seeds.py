@@ -3,7 +3,7 @@
 through fuzz_ipt_flow's fixed section of special branches at 0x1000 (kSpecial in
 tests/ipt/fuzz_ipt_flow.cpp) and its own code at 0x2000: TSX begin/commit/abort, syscalls, far
 branches, a PIP and mov cr3, an overflow, a disable and enable in 32-bit and 16-bit mode, a second
-PSB, a jump to itself. Four option sets (the input's first 4 bytes).
+PSB, a jump to itself (and a stream of nothing else). Five option sets (the input's first 4 bytes).
     tests/fuzz/seeds/make_ipt_flow_seeds.py tests/fuzz/seeds/fuzz_ipt_flow"""
 import os
 import sys
@@ -68,13 +68,19 @@ def stream():
     return s
 
 
+def loops():  # PSB+ at the own code's jmp to itself: ipt flow's bound on instructions without trace
+    fup = bytes([FUP | (3 << 5), 0x02, 0x20, 0, 0, 0, 0])  # 0x2002, sign-extended 48 bits
+    return (PSB + mode_exec(64) + fup + PSBEND + tnt([1])) * 3
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     s = stream()
     # name: option bytes a, b (see fuzz_ipt_flow.cpp's parse), the stream
     for name, a, b, pt in [("insn", 0x00, 0x00, s), ("block_resync", 0x03, 0x01, s),
-                           ("jobs_events", 0x7C, 0x22, s + s), ("master_check", 0x11, 0x9C, s)]:
+                           ("jobs_events", 0x7C, 0x22, s + s), ("master_check", 0x11, 0x9C, s),
+                           ("loops", 0x01, 0x20, loops())]:
         with open(os.path.join(out, "special_" + name), "wb") as f:
             f.write(bytes([a, b, len(OWN), 0]) + OWN + pt)
 
