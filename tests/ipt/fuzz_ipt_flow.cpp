@@ -151,7 +151,8 @@ struct Transcript {
 };
 
 constexpr uint64_t kEvent = uint64_t{1} << 60, kStatus = uint64_t{2} << 60, kStop = uint64_t{3} << 60,
-                   kSynced = uint64_t{4} << 60, kError = uint64_t{5} << 60, kMark = uint64_t{6} << 60;
+                   kSynced = uint64_t{4} << 60, kError = uint64_t{5} << 60, kMark = uint64_t{6} << 60,
+                   kResync = uint64_t{7} << 60;
 
 void item(Transcript& t, uint64_t tag, int64_t value) {
     t.items.push_back(tag | (static_cast<uint64_t>(value) & 0xfffffffffffffffULL));
@@ -188,14 +189,14 @@ int step(InsnDecoder& d, Call call, Transcript& t) {
     return status;
 }
 
-// Every instruction, event, status and error of ptxed's loop over the decoder (without resync).
+// Every instruction, event, status and error of ptxed's loop over the decoder; with
+// --resync-on-error, on after an error from resync() while that moves on (as FlowRun does).
 Transcript transcript(const Input& in, Call call) {
     InsnDecoder d(in.o.config, in.image, in.o.filter);
     Transcript t;
-    uint64_t steps = 0;
-    for (int syncs = 0; syncs < 1000; ++syncs) {
-        int status = d.sync_forward();
-        if (status == -pte_eos) break;
+    uint64_t steps = 0, resynced_at = ~uint64_t{0};
+    int status = d.sync_forward();
+    for (int stops = 0; stops < 2000 && status != -pte_eos; ++stops) {
         for (;;) {
             while (status >= 0 && (status & pts_event_pending)) {
                 QueryEvent ev;
@@ -215,6 +216,13 @@ Transcript transcript(const Input& in, Call call) {
         d.get_offset(offset);
         item(t, kStop, status);
         t.items.push_back(offset);
+        if (status < 0 && status != -pte_eos && in.o.resync && offset != resynced_at) {
+            resynced_at = offset;
+            status = d.resync();
+            item(t, kResync, status);
+            if (status >= 0 || status == -pte_eos) continue;
+        }
+        status = d.sync_forward();
     }
     return t;
 }
