@@ -2,8 +2,9 @@
 """Writes tests/fuzz/seeds/fuzz_ipt_flow/special_*: short PT streams (packets by hand) that go
 through fuzz_ipt_flow's fixed section of special branches at 0x1000 (kSpecial in
 tests/ipt/fuzz_ipt_flow.cpp) and its own code at 0x2000: TSX begin/commit/abort, syscalls, far
-branches, a PIP and mov cr3, an overflow, a disable and enable in 32-bit and 16-bit mode, a second
-PSB, a jump to itself (and a stream of nothing else). Five option sets (the input's first 4 bytes).
+branches, a PIP at mov cr3, VMCS packets at vmlaunch and vmresume, an overflow, a disable and enable
+in 32-bit and 16-bit mode, PSBs between, a jump to itself (and a stream of nothing else). Five
+option sets (the input's first 4 bytes).
     tests/fuzz/seeds/make_ipt_flow_seeds.py tests/fuzz/seeds/fuzz_ipt_flow"""
 import os
 import sys
@@ -14,6 +15,7 @@ OVF = bytes([0x02, 0xF3])
 TSC = bytes([0x19, 1, 2, 3, 4, 5, 6, 0])
 CBR = bytes([0x02, 0x03, 0x20, 0x00])
 PIP = bytes([0x02, 0x43, 0x00, 0x10, 0, 0, 0, 0])
+VMCS = bytes([0x02, 0xC8, 0x00, 0x20, 0, 0, 0])
 TIP, FUP, PGE, PGD = 0x0D, 0x1D, 0x11, 0x01
 
 
@@ -58,7 +60,10 @@ def stream():
     s += ip16(TIP, AT["iret"]) + ip16(TIP, AT["jmprax"]) + ip16(TIP, AT["callrax"]) + ip16(TIP, AT["jz"])
     s += tnt([1, 0, 1, 1, 0, 1]) + tsx(1, 0) + ip16(FUP, AT["xend"]) + tsx(0, 0) + ip16(FUP, AT["xabort"])
     s += ip16(TIP, AT["jz"]) + tnt([1, 0, 1, 1]) + ip16(TIP, AT["ret"])
-    s += PIP + ip16(TIP, AT["movcr3"]) + ip16(TIP, AT["vmlaunch"]) + tsx(1, 0) + tsx(0, 1)
+    # From a PSB at mov cr3 (a PIP), jmp rax to vmlaunch, on to vmresume and syscall (VMCS packets).
+    s += PSB + mode_exec(64) + ip16(FUP, AT["movcr3"]) + PSBEND + PIP + ip16(TIP, AT["vmlaunch"]) + VMCS
+    s += ip16(TIP, AT["vmresume"]) + VMCS + ip16(TIP, AT["syscall"]) + ip16(TIP, AT["ptwrite"])
+    s += ip16(TIP, AT["vmlaunch"]) + tsx(1, 0) + tsx(0, 1)
     s += ip16(TIP, AT["ptwrite"])
     s += OVF + ip16(FUP, AT["nop"]) + tnt([0, 1]) + ip16(PGD, AT["ret8"]) + mode_exec(32) + ip16(PGE, AT["jz"])
     s += tnt([1, 1, 1]) + ip16(TIP, AT["callfar"]) + ip16(TIP, AT["retf"]) + mode_exec(16)
