@@ -44,6 +44,14 @@ seed fuzz_kallsyms tests/data/symbols/*
 seed fuzz_filter
 seed fuzz_ipt_packets tests/data/ipt/*.pt
 seed fuzz_ipt_query tests/data/ipt/*.pt
+# fuzz_ipt_flow's input: 4 bytes of options, then (no code of its own) the first 2 KiB of a trace of
+# its program (two PSB periods: small inputs run faster).
+mkdir -p "$corpus/fuzz_ipt_flow"
+for f in tests/data/ipt/flow/*.pt; do
+  for opts in 01000000 00200008 1b000000 66204000; do
+    { printf '%b' "$(echo "$opts" | sed 's/../\\x&/g')"; head -c 2048 "$f"; } >"$corpus/fuzz_ipt_flow/$(basename "$f" .pt)_$opts"
+  done
+done
 seed fuzz_config tests/data/runs/*.yaml
 for t in $targets; do  # committed seeds (small hand-made inputs where the test data has none)
   [ -d "tests/fuzz/seeds/$t" ] && seed "$t" "tests/fuzz/seeds/$t"/*

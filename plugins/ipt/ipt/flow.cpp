@@ -238,10 +238,6 @@ int drain_events(std::FILE* out, InsnDecoder& d, int status, const FlowOptions& 
     return status;
 }
 
-// Direct branches take no trace: code that loops on them would be decoded forever (ptxed does).
-// This many instructions without a byte of trace read ends the stretch with an error.
-constexpr uint64_t kMaxInsnWithoutTrace = uint64_t{1} << 22;
-
 // The instructions of a path in order: f(ip, size, last of its run, the run's last class, direct).
 template <class F>
 void each_insn(const InsnDecoder& d, const InsnPath& p, F&& f) {
@@ -384,15 +380,15 @@ int decode_segment(Segment& s, int status, bool resumed) {
         if (offset != last_offset) {
             last_offset = offset;
             same_offset = 0;
-        } else if (same_offset > kMaxInsnWithoutTrace) {
+        } else if (same_offset > s.o.max_insn_without_trace) {
             return kNoTraceProgress;
         }
         InsnPath p;
         Insn one;  // p.single's instruction when it is taken here
         // Near the limit one instruction at a time, so that it stops where ptxed's count would.
         // Tick events come from next() only.
-        if (!s.o.event_tick &&
-            same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun < kMaxInsnWithoutTrace) {
+        if (!s.o.event_tick && same_offset + uint64_t{InsnDecoder::kMaxWalk} * BlockCache::kMaxRun <
+                                   s.o.max_insn_without_trace) {
             status = s.d.next_path(p);
         } else {
             status = s.d.next(one);
@@ -475,7 +471,7 @@ bool FlowRun::go(int status, Enter enter) {
                 d_.get_offset(offset);
                 std::fprintf(out,
                              "[%" PRIx64 ", %" PRIx64 ": error: %" PRIu64 " instructions without trace]\n",
-                             offset, insn.ip, kMaxInsnWithoutTrace);
+                             offset, insn.ip, o_.max_insn_without_trace);
                 return true;
             }
             diagnose(out, d_, insn.ip, "error", status);

@@ -28,6 +28,9 @@ struct FlowOptions {
     bool stat_jobs = false;   // --stat:jobs: FlowParallelCount on stderr
     unsigned jobs = 1;        // -j
     uint64_t part_bytes = 0;  // -j's parts (--part-bytes); 0: the default
+    // Direct branches take no trace: code that loops on them would be decoded forever (ptxed does).
+    // This many instructions without a byte of trace read ends the stretch with an error.
+    uint64_t max_insn_without_trace = uint64_t{1} << 22;
     std::FILE* out = nullptr;
 };
 
