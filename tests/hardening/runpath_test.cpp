@@ -71,7 +71,7 @@ TEST(Runpath, EntriesOfTheCheckerItself) {
     EXPECT_EQ(unsafe_entries("").size(), 1u);
 }
 
-// The regular files under root, folders first in, one at a time. Other tests run at the same time
+// The regular files under root, depth first. Other tests run at the same time
 // and make and remove scratch folders under the build tree: a folder or file that vanishes while
 // it is walked is skipped (its contents are no build output), only root itself must be readable.
 template <class Visit>
