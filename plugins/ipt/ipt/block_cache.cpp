@@ -10,10 +10,6 @@ uint64_t key_of(uint64_t ip, uint8_t mode) noexcept {
     return ip ^ (uint64_t{mode} << 60);
 }
 
-size_t hash_of(uint64_t key) noexcept {
-    return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> 32);
-}
-
 HotRun hot_of(const CachedRun& run) noexcept {
     HotRun h;
     h.ninsn = run.ninsn;
@@ -32,23 +28,11 @@ HotRun hot_of(const CachedRun& run) noexcept {
 }  // namespace
 
 void BlockCache::clear() {
-    slots_.assign(slots_.size(), Slot{});
+    index_.clear();
     runs_.clear();
     hot_.clear();
     sizes_.clear();
     ++generation_;
-}
-
-void BlockCache::grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 4096 : old.size() * 2, Slot{});
-    const size_t mask = slots_.size() - 1;
-    for (const Slot& s : old) {
-        if (!s.index) continue;
-        size_t i = hash_of(s.key) & mask;
-        while (slots_[i].index) i = (i + 1) & mask;
-        slots_[i] = s;
-    }
 }
 
 uint32_t BlockCache::build(const Image& image, uint64_t ip, uint8_t mode) {
@@ -80,31 +64,15 @@ uint32_t BlockCache::build(const Image& image, uint64_t ip, uint8_t mode) {
 }
 
 const CachedRun* BlockCache::find(const Image& image, uint64_t ip, uint8_t mode, uint32_t* index) {
-    if (slots_.empty()) grow();
     const uint64_t key = key_of(ip, mode);
-    size_t mask = slots_.size() - 1;
-    size_t i = hash_of(key) & mask;
-    for (; slots_[i].index; i = (i + 1) & mask) {
-        if (slots_[i].key == key) {
-            if (index) *index = slots_[i].index;
-            return &runs_[slots_[i].index - 1];
-        }
+    uint32_t at = index_.find(key);
+    if (!at) {
+        if (runs_.size() >= kMaxRuns) clear();
+        if (!(at = build(image, ip, mode))) return nullptr;
+        index_.add(key, at);
     }
-    if (runs_.size() >= kMaxRuns) {
-        clear();
-        i = hash_of(key) & mask;
-    }
-    const uint32_t built = build(image, ip, mode);
-    if (!built) return nullptr;
-    if (runs_.size() * 2 > slots_.size()) {
-        grow();
-        mask = slots_.size() - 1;
-        i = hash_of(key) & mask;
-        while (slots_[i].index) i = (i + 1) & mask;
-    }
-    slots_[i] = Slot{key, built};
-    if (index) *index = built;
-    return &runs_[built - 1];
+    if (index) *index = at;
+    return &runs_[at - 1];
 }
 
 }  // namespace ringscope::ipt

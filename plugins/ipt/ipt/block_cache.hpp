@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ipt/flat_index.hpp"
 #include "ipt/insn_class.hpp"
 
 namespace ringscope::ipt {
@@ -67,13 +68,8 @@ class BlockCache {
   private:
     uint32_t build(const Image& image, uint64_t ip, uint8_t mode);
     void clear();
-    void grow();
 
-    struct Slot {
-        uint64_t key = 0;
-        uint32_t index = 0;  // run index + 1; 0: empty
-    };
-    std::vector<Slot> slots_;
+    FlatIndex index_{4096};  // run index + 1 by key_of(ip, mode)
     std::vector<CachedRun> runs_;
     std::vector<HotRun> hot_;
     std::vector<uint8_t> sizes_;

@@ -2,8 +2,7 @@
 
 namespace ringscope::ipt {
 
-CallTree::CallTree(const Symbols& symbols, Hooks& hooks)
-    : symbols_(symbols), hooks_(hooks), slots_(1024), mask_(slots_.size() - 1) {}
+CallTree::CallTree(const Symbols& symbols, Hooks& hooks) : symbols_(symbols), hooks_(hooks) {}
 
 void CallTree::across(uint64_t ip, uint32_t n, const uint8_t* sizes, uint64_t ticks_first,
                       uint64_t ticks_last) {
@@ -14,22 +13,10 @@ void CallTree::across(uint64_t ip, uint32_t n, const uint8_t* sizes, uint64_t ti
     }
 }
 
-int CallTree::add(size_t i, uint64_t key, int parent, int symbol) {
+int CallTree::add(uint64_t key, int parent, int symbol) {
     const int node = static_cast<int>(nodes_.size());
     nodes_.push_back({parent, symbol});
-    slots_[i] = {key, node};
-    // At most half full: probes stay short.
-    if (nodes_.size() * 2 > slots_.size()) {
-        std::vector<Slot> old(slots_.size() * 2);
-        old.swap(slots_);
-        mask_ = slots_.size() - 1;
-        for (const Slot& s : old) {
-            if (s.node < 0) continue;
-            size_t j = slot_of(s.key);
-            while (slots_[j].node >= 0) j = (j + 1) & mask_;
-            slots_[j] = s;
-        }
-    }
+    children_.add(key, static_cast<uint32_t>(node) + 1);
     return node;
 }
 

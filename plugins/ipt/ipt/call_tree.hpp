@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ipt/call_stack.hpp"
+#include "ipt/flat_index.hpp"
 #include "ipt/insn_class.hpp"
 #include "ipt/run_symbols.hpp"
 #include "ipt/symbols.hpp"
@@ -68,35 +69,24 @@ class CallTree {
     // A run across functions: each instruction where it is.
     void across(uint64_t ip, uint32_t n, const uint8_t* sizes, uint64_t ticks_first, uint64_t ticks_last);
 
-    // The stack's frames: the node of a function called from the node parent's, found in an
-    // open-addressing table of (parent, symbol) keys (a call costs a multiply and a probe or two).
+    // The stack's frames: the node of a function called from the node parent's.
     int child(int parent, int symbol) {
         const uint64_t key =
             (static_cast<uint64_t>(static_cast<uint32_t>(parent)) << 32) | static_cast<uint32_t>(symbol);
-        size_t i = slot_of(key);
-        for (; slots_[i].node >= 0; i = (i + 1) & mask_)
-            if (slots_[i].key == key) return slots_[i].node;
-        return add(i, key, parent, symbol);
+        if (const uint32_t found = children_.find(key)) return static_cast<int>(found - 1);
+        return add(key, parent, symbol);
     }
-    size_t slot_of(uint64_t key) const noexcept {
-        return static_cast<size_t>((key * 0x9e3779b97f4a7c15ull) >> 32) & mask_;
-    }
-    // A new node at free slot i.
-    int add(size_t i, uint64_t key, int parent, int symbol);
+    // A new node, child of parent's.
+    int add(uint64_t key, int parent, int symbol);
     struct Child {
         CallTree* tree;
         int operator()(int parent, int symbol) const { return tree->child(parent, symbol); }
-    };
-    struct Slot {
-        uint64_t key = 0;
-        int node = -1;  // -1: free
     };
 
     const Symbols& symbols_;
     Hooks& hooks_;
     std::vector<Node> nodes_;
-    std::vector<Slot> slots_;
-    size_t mask_ = 0;
+    FlatIndex children_{1024};  // node + 1 by (parent, symbol)
     CallStack stack_;
 };
 
