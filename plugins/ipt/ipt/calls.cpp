@@ -11,6 +11,7 @@
 #include "ipt/errors.hpp"
 #include "ipt/flow_options.hpp"
 #include "ipt/flow_walk.hpp"
+#include "ipt/hex16.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 #include "ipt/pages_behind.hpp"
@@ -158,7 +159,7 @@ struct Printer : CallTree::Hooks {
     void prefix(size_t depth) {
         char* p = out->text.begin_write(18 + 2 * depth);
         if (time) {
-            for (int shift = 60; shift >= 0; shift -= 4) *p++ = "0123456789abcdef"[(tsc >> shift) & 0xf];
+            p = put_hex16(p, tsc);
             *p++ = ' ', *p++ = ' ';
         }
         std::memset(p, ' ', 2 * depth);

@@ -10,6 +10,7 @@
 #include "ipt/errors.hpp"
 #include "ipt/flow_driver.hpp"
 #include "ipt/flow_options.hpp"
+#include "ipt/hex16.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
 #include "ipt/pages_behind.hpp"
@@ -159,7 +160,7 @@ void print_insn(std::FILE* out, const Insn& insn, const FlowOptions& o) {
         char line[24];
         char* p = line;
         if (insn.speculative) *p++ = '?', *p++ = ' ';
-        for (int shift = 60; shift >= 0; shift -= 4) *p++ = "0123456789abcdef"[(insn.ip >> shift) & 0xf];
+        p = put_hex16(p, insn.ip);
         *p++ = '\n';
         fwrite_unlocked(line, 1, static_cast<size_t>(p - line), out);
         return;
