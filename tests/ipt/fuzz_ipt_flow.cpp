@@ -23,8 +23,10 @@
 #include "ipt/flow_walk.hpp"
 #include "ipt/image.hpp"
 #include "ipt/insn_decoder.hpp"
+#include "ipt_flow_transcript.hpp"
 
 using namespace ringscope::ipt;
+using namespace ipt_flow_transcript;
 
 namespace {
 
@@ -140,91 +142,10 @@ bool parse(const uint8_t* data, size_t size, Input& in) {
     return true;
 }
 
-enum class Call { next, block, path };
-
-// What a loop over the decoder gave, as numbers: each instruction's address, each event's kind
-// and IP, each status, each stop (a tag in the top bits).
-struct Transcript {
-    std::vector<uint64_t> items;
-    uint64_t insn = 0;
-    bool cut = false;  // stopped at kMaxInsn: only a prefix of another one's
-};
-
-constexpr uint64_t kEvent = uint64_t{1} << 60, kStatus = uint64_t{2} << 60, kStop = uint64_t{3} << 60,
-                   kSynced = uint64_t{4} << 60, kError = uint64_t{5} << 60, kMark = uint64_t{6} << 60,
-                   kResync = uint64_t{7} << 60;
-
-void item(Transcript& t, uint64_t tag, int64_t value) {
-    t.items.push_back(tag | (static_cast<uint64_t>(value) & 0xfffffffffffffffULL));
-}
-
-void insns(Transcript& t, uint64_t ip, uint32_t n, const uint8_t* sizes) {
-    for (uint32_t k = 0; k < n; ip += sizes[k++]) t.items.push_back(ip);
-    t.insn += n;
-}
-
-// One step of the decoder's loop the call's way: the status after it.
-int step(InsnDecoder& d, Call call, Transcript& t) {
-    if (call == Call::next) {
-        Insn insn;
-        const int status = d.next(insn);
-        if (insn.iclass != InsnClass::error) insns(t, insn.ip, 1, &insn.size);
-        return status;
-    }
-    if (call == Call::block) {
-        InsnRun run;
-        const int status = d.next_block(run);
-        insns(t, run.ip, run.ninsn, run.sizes);
-        return status;
-    }
-    InsnPath p;
-    const int status = d.next_path(p);
-    const uint64_t before = t.insn;
-    for (uint32_t r = 0; r < p.nruns; ++r) {
-        const CachedRun& c = d.block_cache().at(p.runs[r]);
-        insns(t, c.ip, c.ninsn, d.block_cache().sizes(c));
-    }
-    if (!p.nruns) insns(t, p.single.ip, p.single.ninsn, p.single.sizes);
-    if (t.insn - before != p.ninsn) item(t, kMark, 1);  // the path's count is not its runs'
-    return status;
-}
-
-// Every instruction, event, status and error of ptxed's loop over the decoder; with
-// --resync-on-error, on after an error from resync() while that moves on (as FlowRun does).
+// Every instruction, event, status and error of ptxed's loop over the decoder the call's way.
 Transcript transcript(const Input& in, Call call) {
     InsnDecoder d(in.o.config, in.image, in.o.filter);
-    Transcript t;
-    uint64_t steps = 0, resynced_at = ~uint64_t{0};
-    int status = d.sync_forward();
-    for (int stops = 0; stops < 2000 && status != -pte_eos; ++stops) {
-        for (;;) {
-            while (status >= 0 && (status & pts_event_pending)) {
-                QueryEvent ev;
-                status = d.event(ev);
-                item(t, kEvent, static_cast<int>(ev.type));
-                t.items.push_back(ev.ip);
-            }
-            if (status < 0 || (status & pts_eos)) break;
-            if (t.insn >= kMaxInsn || ++steps > kMaxInsn) {
-                t.cut = true;
-                return t;
-            }
-            status = step(d, call, t);
-            if (status != 0) item(t, kStatus, status);
-        }
-        uint64_t offset = 0;
-        d.get_offset(offset);
-        item(t, kStop, status);
-        t.items.push_back(offset);
-        if (status < 0 && status != -pte_eos && in.o.resync && offset != resynced_at) {
-            resynced_at = offset;
-            status = d.resync();
-            item(t, kResync, status);
-            if (status >= 0 || status == -pte_eos) continue;
-        }
-        status = d.sync_forward();
-    }
-    return t;
+    return ipt_flow_transcript::transcript(d, call, {2000, kMaxInsn, in.o.resync});
 }
 
 // FlowWalk (ipt calls, ipt profile) a run at a time and a path at a time.
@@ -260,23 +181,9 @@ Transcript walk(const Input& in, bool one_run) {
 // Aborts, with the first item where they part, unless b says what a says (or, cut short, the same
 // as far as it goes).
 void expect_same(const Transcript& a, const Transcript& b, const char* what) {
-    if (a.items == b.items) return;
-    const size_t common = std::min(a.items.size(), b.items.size());
-    const size_t at = static_cast<size_t>(
-        std::mismatch(a.items.begin(), a.items.begin() + static_cast<ptrdiff_t>(common), b.items.begin())
-            .first -
-        a.items.begin());
-    const bool a_cut_short = a.cut && at == a.items.size(), b_cut_short = b.cut && at == b.items.size();
-    if (a_cut_short || b_cut_short) return;
-    auto show = [](const Transcript& t, size_t k) { return k < t.items.size() ? t.items[k] : ~uint64_t{0}; };
-    std::fprintf(
-        stderr,
-        "fuzz_ipt_flow: %s at item %zu (instruction %" PRIu64 "): %" PRIx64 " vs %" PRIx64 ", then %" PRIx64
-        " vs %" PRIx64 "\n",
-        what, at,
-        static_cast<uint64_t>(std::count_if(a.items.begin(), a.items.begin() + static_cast<ptrdiff_t>(at),
-                                            [](uint64_t v) { return v >> 60 == 0; })),
-        show(a, at), show(b, at), show(a, at + 1), show(b, at + 1));
+    const std::string difference = ipt_flow_transcript::first_difference(a, b);
+    if (difference.empty()) return;
+    std::fprintf(stderr, "fuzz_ipt_flow: %s %s\n", what, difference.c_str());
     std::abort();
 }
 
